@@ -1,0 +1,15 @@
+package io.replaysafe.common;
+
+/**
+ * Base of every error replaysafe raises on purpose. Messages follow one rule: say what failed, why,
+ * and how to fix it, naming the file, key, column or path involved. Never put credentials in one.
+ */
+public class ReplaysafeException extends RuntimeException {
+  public ReplaysafeException(String message) {
+    super(message);
+  }
+
+  public ReplaysafeException(String message, Throwable cause) {
+    super(message, cause);
+  }
+}

@@ -1,0 +1,45 @@
+package io.replaysafe.common.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import io.replaysafe.common.ConfigException;
+import java.util.Arrays;
+
+/** Auto Loader's {@code schemaEvolutionMode}, limited to the modes an explicit schema allows. */
+public enum SchemaEvolutionMode {
+  /** Fields the schema does not declare land in the rescued-data column (the default). */
+  RESCUE("rescue"),
+  /** Stop the run, naming the new fields and the file that brought them. */
+  FAIL_ON_NEW_COLUMNS("failOnNewColumns");
+
+  private final String yamlName;
+
+  SchemaEvolutionMode(String yamlName) {
+    this.yamlName = yamlName;
+  }
+
+  public String yamlName() {
+    return yamlName;
+  }
+
+  @JsonCreator
+  public static SchemaEvolutionMode parse(String value) {
+    for (SchemaEvolutionMode mode : values()) {
+      if (mode.yamlName.equals(value)) {
+        return mode;
+      }
+    }
+    if ("addNewColumns".equals(value) || "none".equals(value)) {
+      throw new ConfigException(
+          "source.schemaEvolutionMode '"
+              + value
+              + "' is not supported: replaysafe requires an explicit schema and never drops"
+              + " fields. Use 'rescue' (new fields go to the rescued-data column) or"
+              + " 'failOnNewColumns'.");
+    }
+    throw new ConfigException(
+        "source.schemaEvolutionMode '"
+            + value
+            + "' is unknown; use one of "
+            + Arrays.stream(values()).map(SchemaEvolutionMode::yamlName).toList());
+  }
+}

@@ -1,0 +1,194 @@
+package io.replaysafe.common.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.replaysafe.common.ConfigException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The silver contract: identity, precedence, what an exact retry and a conflict are, deletes, and
+ * where rejected rows go. Names follow Databricks AUTO CDC where one exists. Column references are
+ * checked against the source schema by {@link PipelineConfig}.
+ *
+ * @param keyNormalization per key column; every key is present
+ * @param payloadColumns null means every business column that is not a key or sequence
+ * @param columnList null means every business column less {@code exceptColumnList}
+ */
+public record SilverConfig(
+    String path,
+    String checkpoint,
+    String quarantinePath,
+    String runsPath,
+    List<String> keys,
+    Map<String, KeyNormalizer> keyNormalization,
+    List<String> sequenceBy,
+    List<String> payloadColumns,
+    int floatScale,
+    Optional<String> applyAsDeletes,
+    List<String> columnList,
+    List<String> exceptColumnList,
+    int storedAsScdType,
+    Policy onConflict,
+    Policy onInvalid,
+    Duration tombstoneRetention,
+    boolean ignoreNullUpdates) {
+
+  public static final int FLOAT_SCALE_DEFAULT = 6;
+  public static final Duration TOMBSTONE_RETENTION_DEFAULT = Duration.ofDays(30);
+
+  @JsonCreator
+  public static SilverConfig of(
+      @JsonProperty("path") String path,
+      @JsonProperty("checkpoint") String checkpoint,
+      @JsonProperty("quarantinePath") String quarantinePath,
+      @JsonProperty("runsPath") String runsPath,
+      @JsonProperty("keys") List<String> keys,
+      @JsonProperty("keyNormalization") Object keyNormalization,
+      @JsonProperty("sequenceBy") List<String> sequenceBy,
+      @JsonProperty("payloadColumns") List<String> payloadColumns,
+      @JsonProperty("floatScale") Integer floatScale,
+      @JsonProperty("applyAsDeletes") String applyAsDeletes,
+      @JsonProperty("columnList") List<String> columnList,
+      @JsonProperty("exceptColumnList") List<String> exceptColumnList,
+      @JsonProperty("storedAsScdType") Integer storedAsScdType,
+      @JsonProperty("onConflict") Policy onConflict,
+      @JsonProperty("onInvalid") Policy onInvalid,
+      @JsonProperty("tombstoneRetention") String tombstoneRetention,
+      @JsonProperty("ignoreNullUpdates") Boolean ignoreNullUpdates) {
+    String silverPath = StoragePaths.normalize("silver.path", path);
+    if (keys == null || keys.isEmpty()) {
+      throw new ConfigException("silver.keys is missing; list the column(s) that identify a row");
+    }
+    if (sequenceBy == null || sequenceBy.isEmpty()) {
+      throw new ConfigException(
+          "silver.sequenceBy is missing; list the column(s) that order versions of a key");
+    }
+    return new SilverConfig(
+        silverPath,
+        StoragePaths.normalize("silver.checkpoint", checkpoint),
+        quarantinePath == null
+            ? silverPath + "_quarantine"
+            : StoragePaths.normalize("silver.quarantinePath", quarantinePath),
+        runsPath == null
+            ? silverPath + "_runs"
+            : StoragePaths.normalize("silver.runsPath", runsPath),
+        List.copyOf(keys),
+        parseKeyNormalization(keys, keyNormalization),
+        List.copyOf(sequenceBy),
+        payloadColumns == null ? null : List.copyOf(payloadColumns),
+        floatScale == null ? FLOAT_SCALE_DEFAULT : floatScale,
+        Optional.ofNullable(applyAsDeletes).filter(s -> !s.isBlank()),
+        columnList == null ? null : List.copyOf(columnList),
+        exceptColumnList == null ? List.of() : List.copyOf(exceptColumnList),
+        storedAsScdType == null ? 1 : storedAsScdType,
+        onConflict == null ? Policy.FAIL : onConflict,
+        onInvalid == null ? Policy.FAIL : onInvalid,
+        tombstoneRetention == null
+            ? TOMBSTONE_RETENTION_DEFAULT
+            : parseDuration("silver.tombstoneRetention", tombstoneRetention),
+        ignoreNullUpdates != null && ignoreNullUpdates);
+  }
+
+  public SilverConfig {
+    if (floatScale < 0 || floatScale > 18) {
+      throw new ConfigException("silver.floatScale " + floatScale + " must be between 0 and 18");
+    }
+    if (storedAsScdType != 1 && storedAsScdType != 2) {
+      throw new ConfigException("silver.storedAsScdType " + storedAsScdType + " must be 1 or 2");
+    }
+    if (storedAsScdType == 2) {
+      throw new ConfigException(
+          "silver.storedAsScdType 2 (history tables) is not available in this version; use 1");
+    }
+    if (columnList != null && !exceptColumnList.isEmpty()) {
+      throw new ConfigException(
+          "silver sets both columnList and exceptColumnList; AUTO CDC allows one, keep one");
+    }
+    if (checkpoint.equals(path)) {
+      throw new ConfigException("silver.checkpoint equals silver.path; give it its own path");
+    }
+    requireDistinct("silver.keys", keys);
+    requireDistinct("silver.sequenceBy", sequenceBy);
+    for (String key : keys) {
+      if (sequenceBy.contains(key)) {
+        throw new ConfigException(
+            "silver column '" + key + "' is both a key and a sequence column; it must be one");
+      }
+    }
+  }
+
+  private static void requireDistinct(String where, List<String> columns) {
+    if (columns.stream().distinct().count() != columns.size()) {
+      throw new ConfigException(where + " " + columns + " lists a column twice");
+    }
+  }
+
+  private static Map<String, KeyNormalizer> parseKeyNormalization(List<String> keys, Object raw) {
+    Map<String, KeyNormalizer> result = new LinkedHashMap<>();
+    if (raw == null || raw instanceof String) {
+      KeyNormalizer all =
+          raw == null
+              ? KeyNormalizer.NONE
+              : KeyNormalizer.parse("silver.keyNormalization", (String) raw);
+      keys.forEach(k -> result.put(k, all));
+      return result;
+    }
+    if (raw instanceof Map<?, ?> perKey) {
+      for (Map.Entry<?, ?> entry : perKey.entrySet()) {
+        String column = String.valueOf(entry.getKey());
+        if (!keys.contains(column)) {
+          throw new ConfigException(
+              "silver.keyNormalization names '"
+                  + column
+                  + "', which is not in silver.keys "
+                  + keys);
+        }
+        result.put(
+            column,
+            KeyNormalizer.parse(
+                "silver.keyNormalization." + column, String.valueOf(entry.getValue())));
+      }
+      keys.forEach(k -> result.putIfAbsent(k, KeyNormalizer.NONE));
+      Map<String, KeyNormalizer> ordered = new LinkedHashMap<>();
+      keys.forEach(k -> ordered.put(k, result.get(k)));
+      return ordered;
+    }
+    throw new ConfigException(
+        "silver.keyNormalization must be one mode (none, trim, upper_trim, lower_trim, nfkc_trim)"
+            + " or a map from key column to mode");
+  }
+
+  private static final Pattern DURATION =
+      Pattern.compile("^\\s*(\\d+)\\s*(second|minute|hour|day|week)s?\\s*$");
+
+  static Duration parseDuration(String where, String text) {
+    Matcher m = DURATION.matcher(text.toLowerCase(Locale.ROOT));
+    if (!m.matches()) {
+      throw new ConfigException(
+          where + " '" + text + "' is not a duration; write e.g. '30 days' or '12 hours'");
+    }
+    long n = Long.parseLong(m.group(1));
+    return switch (m.group(2)) {
+      case "second" -> Duration.ofSeconds(n);
+      case "minute" -> Duration.ofMinutes(n);
+      case "hour" -> Duration.ofHours(n);
+      case "day" -> Duration.ofDays(n);
+      default -> Duration.ofDays(7 * n);
+    };
+  }
+
+  /** Every key and sequence column, in declared order. */
+  public List<String> identityColumns() {
+    List<String> all = new ArrayList<>(keys);
+    all.addAll(sequenceBy);
+    return all;
+  }
+}

@@ -1,0 +1,115 @@
+package io.replaysafe.common.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.replaysafe.common.Columns;
+import io.replaysafe.common.ConfigException;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The landing zone bronze reads, with its explicit schema.
+ *
+ * @param path directory of landed files: s3a://bucket/prefix/, a local directory or a file: URI
+ * @param format only {@code json} (JSON lines; .gz and other Hadoop codecs by file extension)
+ * @param schema Spark DDL, e.g. {@code "order_id BIGINT, status STRING"}
+ * @param rescuedDataColumn where fields that do not fit the schema are kept
+ * @param schemaEvolutionMode what a field the schema does not declare does
+ * @param options Auto Loader option names, see {@link SourceOptions}
+ */
+public record SourceConfig(
+    String path,
+    String format,
+    StructType schema,
+    String rescuedDataColumn,
+    SchemaEvolutionMode schemaEvolutionMode,
+    SourceOptions options) {
+
+  public static final String FORMAT_DEFAULT = "json";
+  public static final String RESCUED_DATA_COLUMN_DEFAULT = "_rescued_data";
+
+  @JsonCreator
+  public static SourceConfig of(
+      @JsonProperty("path") String path,
+      @JsonProperty("format") String format,
+      @JsonProperty("schema") String schema,
+      @JsonProperty("rescuedDataColumn") String rescuedDataColumn,
+      @JsonProperty("schemaEvolutionMode") SchemaEvolutionMode schemaEvolutionMode,
+      @JsonProperty("options") Map<String, Object> options) {
+    if (path == null || path.isBlank()) {
+      throw new ConfigException("source.path is missing; give the directory files land in");
+    }
+    if (schema == null || schema.isBlank()) {
+      throw new ConfigException(
+          "source.schema is missing; replaysafe needs an explicit schema in Spark DDL, e.g."
+              + " \"order_id BIGINT, source_version BIGINT, status STRING\"");
+    }
+    StructType parsed;
+    try {
+      parsed = StructType.fromDDL(schema);
+    } catch (Exception e) { // Spark's ParseException is checked, but thrown from Scala unchecked
+      throw new ConfigException(
+          "source.schema \"" + schema + "\" is not valid Spark DDL: " + firstLine(e), e);
+    }
+    Map<String, String> raw = new LinkedHashMap<>();
+    if (options != null) {
+      options.forEach((k, v) -> raw.put(k, v == null ? null : String.valueOf(v)));
+    }
+    return new SourceConfig(
+        StoragePaths.normalize("source.path", path),
+        format == null ? FORMAT_DEFAULT : format.toLowerCase(Locale.ROOT),
+        parsed,
+        rescuedDataColumn == null ? RESCUED_DATA_COLUMN_DEFAULT : rescuedDataColumn,
+        schemaEvolutionMode == null ? SchemaEvolutionMode.RESCUE : schemaEvolutionMode,
+        SourceOptions.of(raw));
+  }
+
+  public SourceConfig {
+    if (!FORMAT_DEFAULT.equals(format)) {
+      throw new ConfigException(
+          "source.format '" + format + "' is not supported; only 'json' (JSON lines) is");
+    }
+    if (rescuedDataColumn.isBlank()) {
+      throw new ConfigException("source.rescuedDataColumn is blank; omit it for _rescued_data");
+    }
+    Set<String> reserved = new java.util.HashSet<>(Columns.PROVENANCE);
+    reserved.add(Columns.CORRUPT_RECORD);
+    reserved.add(rescuedDataColumn);
+    for (StructField field : schema.fields()) {
+      if (reserved.contains(field.name())) {
+        throw new ConfigException(
+            "source.schema declares column '"
+                + field.name()
+                + "', a name reserved by the ingestion contract "
+                + reserved
+                + "; rename it in the schema");
+      }
+      checkSupported(field.name(), field.dataType());
+    }
+  }
+
+  private static void checkSupported(String name, DataType type) {
+    if (type instanceof StructType struct) {
+      for (StructField f : struct.fields()) {
+        checkSupported(name + "." + f.name(), f.dataType());
+      }
+    } else if (type instanceof org.apache.spark.sql.types.MapType map
+        && !(map.keyType() instanceof org.apache.spark.sql.types.StringType)) {
+      throw new ConfigException(
+          "source.schema column '"
+              + name
+              + "' is a map with non-string keys; JSON keys are strings");
+    }
+  }
+
+  static String firstLine(Throwable e) {
+    String message = String.valueOf(e.getMessage());
+    int newline = message.indexOf('\n');
+    return newline < 0 ? message : message.substring(0, newline);
+  }
+}

@@ -1,0 +1,93 @@
+package io.replaysafe.common.config;
+
+import io.replaysafe.common.ConfigException;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Auto Loader option names, checked once and translated to Spark's file stream source. An option
+ * the Spark file source cannot honour is rejected here with the reason, never silently ignored.
+ *
+ * @param sparkOptions the options handed to {@code DataStreamReader.options}
+ */
+public record SourceOptions(Map<String, String> sparkOptions) {
+
+  /** Options passed to Spark unchanged: same name, same meaning in Auto Loader and Spark. */
+  private static final Set<String> PASSED_THROUGH =
+      Set.of(
+          "maxFilesPerTrigger",
+          "maxBytesPerTrigger",
+          "pathGlobFilter",
+          "cleanSource",
+          "sourceArchiveDir",
+          "maxFileAge",
+          "latestFirst",
+          "fileNameOnly",
+          "recursiveFileLookup");
+
+  /** Options Auto Loader has and Spark's file source cannot support, with the reason. */
+  private static final Map<String, String> UNSUPPORTED =
+      Map.of(
+          "useNotifications",
+          "file notification mode needs Databricks; replaysafe lists the directory",
+          "backfillInterval",
+          "it only matters with file notifications, which replaysafe does not use",
+          "schemaLocation",
+          "replaysafe always uses the explicit source.schema; no schema is inferred or stored",
+          "inferColumnTypes",
+          "replaysafe always uses the explicit source.schema",
+          "allowOverwrites",
+          "Spark's file source never re-reads a file it has seen, even if it changes");
+
+  public static SourceOptions of(Map<String, String> raw) {
+    Map<String, String> spark = new LinkedHashMap<>();
+    for (Map.Entry<String, String> option : raw.entrySet()) {
+      String name = option.getKey();
+      String value = option.getValue();
+      if (value == null) {
+        throw new ConfigException("source.options." + name + " has no value");
+      }
+      String key = name.startsWith("cloudFiles.") ? name.substring("cloudFiles.".length()) : name;
+      if (PASSED_THROUGH.contains(key)) {
+        spark.put(key, value);
+      } else if ("includeExistingFiles".equals(key)) {
+        if (!"true".equalsIgnoreCase(value)) {
+          throw new ConfigException(
+              "source.options.includeExistingFiles: false is not supported: Spark's file source"
+                  + " always lists files already present on the first run. Move old files out of"
+                  + " source.path, or narrow it with pathGlobFilter.");
+        }
+      } else if (UNSUPPORTED.containsKey(key)) {
+        throw new ConfigException(
+            "source.options." + name + " is not supported: " + UNSUPPORTED.get(key));
+      } else {
+        throw new ConfigException(
+            "source.options."
+                + name
+                + " is unknown; supported options are "
+                + new java.util.TreeSet<>(PASSED_THROUGH)
+                + " and includeExistingFiles");
+      }
+    }
+    // Auto Loader discovers files in nested directories (dated prefixes); Spark's file source only
+    // does so with recursiveFileLookup.
+    spark.putIfAbsent("recursiveFileLookup", "true");
+    if (spark.containsKey("maxFilesPerTrigger") && spark.containsKey("maxBytesPerTrigger")) {
+      throw new ConfigException(
+          "source.options sets both maxFilesPerTrigger and maxBytesPerTrigger; Spark's file source"
+              + " honours only one, keep one of them");
+    }
+    if ("archive".equalsIgnoreCase(spark.get("cleanSource"))
+        && !spark.containsKey("sourceArchiveDir")) {
+      throw new ConfigException(
+          "source.options.cleanSource: archive needs source.options.sourceArchiveDir");
+    }
+    return new SourceOptions(spark);
+  }
+
+  public SourceOptions {
+    sparkOptions = Collections.unmodifiableMap(new LinkedHashMap<>(sparkOptions));
+  }
+}

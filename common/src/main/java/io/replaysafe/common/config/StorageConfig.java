@@ -1,0 +1,53 @@
+package io.replaysafe.common.config;
+
+import com.fasterxml.jackson.annotation.JsonCreator;
+import com.fasterxml.jackson.annotation.JsonProperty;
+import io.replaysafe.common.ConfigException;
+import java.net.URI;
+
+/**
+ * Where s3a:// paths live. Credentials are deliberately absent: they come from the AWS default
+ * provider chain (environment, profile, instance role) and are never read from, or written to, the
+ * pipeline file or a log.
+ *
+ * @param endpoint S3 endpoint URL; null means AWS itself
+ * @param region signing region, e.g. {@code us-east-1}
+ * @param pathStyleAccess true for emulators (S3Proxy, LocalStack, MinIO)
+ */
+public record StorageConfig(String endpoint, String region, boolean pathStyleAccess) {
+  public static final String REGION_DEFAULT = "us-east-1";
+
+  @JsonCreator
+  public static StorageConfig of(
+      @JsonProperty("endpoint") String endpoint,
+      @JsonProperty("region") String region,
+      @JsonProperty("pathStyleAccess") Boolean pathStyleAccess) {
+    return new StorageConfig(
+        endpoint,
+        region == null || region.isBlank() ? REGION_DEFAULT : region,
+        pathStyleAccess != null && pathStyleAccess);
+  }
+
+  public StorageConfig {
+    if (endpoint != null) {
+      URI uri;
+      try {
+        uri = URI.create(endpoint);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigException(
+            "storage.endpoint '" + endpoint + "' is not a URL; write it as http://host:port", e);
+      }
+      if (uri.getScheme() == null || uri.getHost() == null) {
+        throw new ConfigException(
+            "storage.endpoint '"
+                + endpoint
+                + "' has no scheme or host; write it as http://host:port");
+      }
+    }
+  }
+
+  /** True when the endpoint is plain HTTP (emulators); S3A must then turn SSL off. */
+  public boolean sslDisabled() {
+    return endpoint != null && endpoint.startsWith("http://");
+  }
+}

@@ -1,0 +1,246 @@
+package io.replaysafe.common.config;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.replaysafe.common.ConfigException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+
+/** The pipeline file as a contract: every default, every key, every cross-field rule. */
+class ConfigLoaderTest {
+  static final String MINIMAL =
+      """
+      name: orders
+      source:
+        path: /data/landing/orders
+        schema: "order_id BIGINT, source_version BIGINT, status STRING, op STRING"
+      bronze:
+        path: /lake/bronze/orders
+        checkpoint: /lake/_checkpoints/bronze/orders
+      """;
+
+  static final String SILVER =
+      """
+      silver:
+        path: /lake/silver/orders
+        checkpoint: /lake/_checkpoints/silver/orders
+        keys: [order_id]
+        sequenceBy: [source_version]
+      """;
+
+  @Test
+  void minimalFileGetsDocumentedDefaults() {
+    PipelineConfig config = ConfigLoader.parse("t", MINIMAL);
+    assertThat(config.name()).isEqualTo("orders");
+    assertThat(config.storage()).isEmpty();
+    assertThat(config.source().format()).isEqualTo("json");
+    assertThat(config.source().rescuedDataColumn()).isEqualTo("_rescued_data");
+    assertThat(config.source().schemaEvolutionMode()).isEqualTo(SchemaEvolutionMode.RESCUE);
+    assertThat(config.source().options().sparkOptions())
+        .containsExactlyEntriesOf(Map.of("recursiveFileLookup", "true"));
+    assertThat(config.source().schema().fieldNames())
+        .containsExactly("order_id", "source_version", "status", "op");
+    assertThat(config.silver()).isEmpty();
+  }
+
+  @Test
+  void fullFileFromTheIssueParses() {
+    PipelineConfig config =
+        ConfigLoader.parse(
+            "t",
+            """
+            name: orders
+            storage:
+              endpoint: http://127.0.0.1:9000
+              region: eu-west-1
+              pathStyleAccess: true
+            source:
+              path: s3a://landing/orders/
+              format: json
+              schema: "order_id BIGINT, source_version BIGINT, status STRING, op STRING"
+              rescuedDataColumn: _rescued_data
+              options:
+                maxFilesPerTrigger: 1000
+                pathGlobFilter: "*.json*"
+            bronze:
+              path: s3a://lake/bronze/orders
+              checkpoint: s3a://lake/_checkpoints/bronze/orders
+            silver:
+              path: s3a://lake/silver/orders
+              checkpoint: s3a://lake/_checkpoints/silver/orders
+              quarantinePath: s3a://lake/quarantine/orders
+              keys: [order_id]
+              keyNormalization: none
+              sequenceBy: [source_version]
+              payloadColumns: [status]
+              floatScale: 6
+              applyAsDeletes: "op = 'DELETE'"
+              exceptColumnList: [op]
+              storedAsScdType: 1
+              onConflict: quarantine
+              onInvalid: fail
+              tombstoneRetention: 30 days
+            """);
+    assertThat(config.storage())
+        .contains(StorageConfig.of("http://127.0.0.1:9000", "eu-west-1", true));
+    assertThat(config.source().options().sparkOptions())
+        .isEqualTo(
+            Map.of(
+                "maxFilesPerTrigger", "1000",
+                "pathGlobFilter", "*.json*",
+                "recursiveFileLookup", "true"));
+    SilverConfig silver = config.requireSilver();
+    assertThat(silver.quarantinePath()).isEqualTo("s3a://lake/quarantine/orders");
+    assertThat(silver.runsPath()).isEqualTo("s3a://lake/silver/orders_runs");
+    assertThat(silver.keyNormalization())
+        .containsExactlyEntriesOf(Map.of("order_id", KeyNormalizer.NONE));
+    assertThat(silver.applyAsDeletes()).contains("op = 'DELETE'");
+    assertThat(silver.onConflict()).isEqualTo(Policy.QUARANTINE);
+    assertThat(silver.onInvalid()).isEqualTo(Policy.FAIL);
+    assertThat(silver.tombstoneRetention()).isEqualTo(Duration.ofDays(30));
+    assertThat(config.payloadColumns()).containsExactly("status");
+    assertThat(config.silverColumns()).containsExactly("order_id", "source_version", "status");
+  }
+
+  @Test
+  void silverDefaults() {
+    SilverConfig silver = ConfigLoader.parse("t", MINIMAL + SILVER).requireSilver();
+    assertThat(silver.quarantinePath()).isEqualTo("/lake/silver/orders_quarantine");
+    assertThat(silver.floatScale()).isEqualTo(6);
+    assertThat(silver.storedAsScdType()).isEqualTo(1);
+    assertThat(silver.onConflict()).isEqualTo(Policy.FAIL);
+    assertThat(silver.onInvalid()).isEqualTo(Policy.FAIL);
+    assertThat(silver.applyAsDeletes()).isEqualTo(Optional.empty());
+    assertThat(silver.tombstoneRetention()).isEqualTo(Duration.ofDays(30));
+    PipelineConfig config = ConfigLoader.parse("t", MINIMAL + SILVER);
+    assertThat(config.payloadColumns()).containsExactly("status", "op");
+    assertThat(config.silverColumns())
+        .containsExactly("order_id", "source_version", "status", "op");
+  }
+
+  @Test
+  void perKeyNormalization() {
+    SilverConfig silver =
+        ConfigLoader.parse(
+                "t",
+                """
+                name: c
+                source:
+                  path: /l
+                  schema: "region STRING, code STRING, seq BIGINT, v STRING"
+                bronze: {path: /b, checkpoint: /c}
+                silver:
+                  path: /s
+                  checkpoint: /sc
+                  keys: [region, code]
+                  keyNormalization: {code: upper_trim}
+                  sequenceBy: [seq]
+                """)
+            .requireSilver();
+    assertThat(silver.keyNormalization())
+        .isEqualTo(Map.of("region", KeyNormalizer.NONE, "code", KeyNormalizer.UPPER_TRIM));
+    assertThat(List.copyOf(silver.keyNormalization().keySet())).containsExactly("region", "code");
+  }
+
+  @Test
+  void unknownKeyIsAnErrorNamingIt() {
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "pipeline.yaml",
+                    MINIMAL.replace("  format", "  formt")
+                        + "  rescuedDataColum: x\n".replace("  r", "")))
+        .isInstanceOf(ConfigException.class);
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "pipeline.yaml", MINIMAL.replace("bronze:\n", "bronze:\n  checkpiont: /x\n")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageStartingWith("Pipeline file pipeline.yaml: unknown key 'bronze.checkpiont';")
+        .hasMessageContaining("known keys there are [checkpoint, path]")
+        .hasMessageEndingWith("Fix the spelling or remove it.");
+    assertThatThrownBy(() -> ConfigLoader.parse("p.yaml", MINIMAL + "sliver:\n  path: /x\n"))
+        .hasMessageStartingWith("Pipeline file p.yaml: unknown key 'sliver'");
+  }
+
+  @Test
+  void silverColumnErrorsNameTheKeyAndTheFix() {
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p", MINIMAL + SILVER.replace("keys: [order_id]", "keys: [orderid]")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: silver.keys names column 'orderid', which source.schema does not"
+                + " declare; declared columns are [order_id, source_version, status, op]. Fix the"
+                + " name or add the column to source.schema");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p",
+                    MINIMAL.replace("op STRING", "op STRING, tags ARRAY<STRING>")
+                        + SILVER.replace("sequenceBy: [source_version]", "sequenceBy: [tags]")))
+        .hasMessage(
+            "Pipeline file p: silver.sequenceBy column 'tags' is array<string>, which has no"
+                + " meaningful order; use a number, date, timestamp or string column");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse("p", MINIMAL + SILVER + "  payloadColumns: [status, amount]\n"))
+        .hasMessageContaining(
+            "silver.payloadColumns names column 'amount', which source.schema does not declare");
+  }
+
+  @Test
+  void sourceErrors() {
+    assertThatThrownBy(
+            () -> ConfigLoader.parse("p", MINIMAL.replace("BIGINT, status", "BIGINT status")))
+        .hasMessageStartingWith(
+            "Pipeline file p: source.schema \"order_id BIGINT, source_version BIGINT status")
+        .hasMessageContaining("is not valid Spark DDL");
+    assertThatThrownBy(
+            () -> ConfigLoader.parse("p", MINIMAL.replace("op STRING", "source_file STRING")))
+        .hasMessageContaining(
+            "source.schema declares column 'source_file', a name reserved by the ingestion contract");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p",
+                    MINIMAL.replace(
+                        "bronze:", "  options:\n    includeExistingFiles: false\nbronze:")))
+        .hasMessageContaining("source.options.includeExistingFiles: false is not supported");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p",
+                    MINIMAL.replace("bronze:", "  options:\n    useNotifications: true\nbronze:")))
+        .hasMessage(
+            "Pipeline file p: source.options.useNotifications is not supported: file notification"
+                + " mode needs Databricks; replaysafe lists the directory");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p",
+                    MINIMAL.replace("bronze:", "  schemaEvolutionMode: addNewColumns\nbronze:")))
+        .hasMessageContaining("source.schemaEvolutionMode 'addNewColumns' is not supported");
+  }
+
+  @Test
+  void pathsAreNormalised() {
+    assertThat(StoragePaths.normalize("k", "s3://b/p")).isEqualTo("s3a://b/p");
+    assertThat(StoragePaths.normalize("k", "file:///tmp/x")).isEqualTo("/tmp/x");
+    assertThat(StoragePaths.normalize("k", "dbfs:/mnt/x")).isEqualTo("dbfs:/mnt/x");
+    assertThatThrownBy(() -> StoragePaths.normalize("bronze.path", "s3a:///x"))
+        .hasMessage("bronze.path 's3a:///x' has no bucket; write s3a://bucket/prefix");
+  }
+
+  @Test
+  void keyNormalizersFollowTheSeed() {
+    assertThat(KeyNormalizer.UPPER_TRIM.apply(" a ")).isEqualTo("A");
+    assertThat(KeyNormalizer.NFKC_TRIM.apply("\u3000ＡＢ\u00a0")).isEqualTo("AB");
+    assertThat(KeyNormalizer.NONE.apply(" a ")).isEqualTo(" a ");
+  }
+}

@@ -1,0 +1,36 @@
+package io.replaysafe.common.testing;
+
+import io.replaysafe.common.spark.SparkSessions;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * One shared local[2] SparkSession per test JVM, UI off, Delta on. Each test uses its own
+ * {@code @TempDir} for tables and checkpoints, so tests never see each other's data.
+ */
+public abstract class SparkTestBase {
+  protected static SparkSession spark;
+
+  @BeforeAll
+  static void startSpark() {
+    if (spark == null) {
+      System.setProperty("replaysafe.sparkLogLevel", "ERROR");
+      spark = SparkSessions.getOrCreate("replaysafe-tests");
+    }
+  }
+
+  /** Rows as "a|b|c" strings (null as "null"), for exact, readable assertions. */
+  protected static List<String> rows(Dataset<Row> df) {
+    return df.collectAsList().stream().map(SparkTestBase::line).toList();
+  }
+
+  protected static String line(Row row) {
+    return java.util.stream.IntStream.range(0, row.length())
+        .mapToObj(i -> String.valueOf(row.get(i)))
+        .collect(Collectors.joining("|"));
+  }
+}

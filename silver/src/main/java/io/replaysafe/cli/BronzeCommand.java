@@ -1,0 +1,34 @@
+package io.replaysafe.cli;
+
+import io.replaysafe.bronze.BronzeIngest;
+import io.replaysafe.bronze.BronzeResult;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.SparkSessions;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+@Command(
+    name = "bronze",
+    description = "Run the bronze job once (availableNow): ingest new files into the bronze table.")
+final class BronzeCommand implements Callable<Integer> {
+  @Mixin ConfigOption config;
+
+  @Option(names = "--json", description = "Print the summary as one JSON object.")
+  boolean json;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PipelineConfig pipeline = config.load();
+    BronzeResult result =
+        BronzeIngest.from(
+                pipeline, SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name()))
+            .execute();
+    spec.commandLine().getOut().println(json ? result.toJson() : result.summary());
+    return ReplaysafeCli.EXIT_OK;
+  }
+}

@@ -1,0 +1,41 @@
+package io.replaysafe.cli;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The demo's synthetic order events: small, unfriendly, and each line there for a reason (seed
+ * 004's rehearsal data). Keys are order ids, sequences are source versions.
+ */
+final class DemoData {
+  private DemoData() {}
+
+  /** First delivery: object name to JSON lines. */
+  static Map<String, List<String>> firstDelivery() {
+    Map<String, List<String>> files = new LinkedHashMap<>();
+    files.put(
+        "orders/2026-11-29/orders-0001.json",
+        List.of(
+            "{\"order_id\":101,\"source_version\":1,\"status\":\"Created\",\"op\":\"UPSERT\",\"amount\":20.5}",
+            "{\"order_id\":101,\"source_version\":2,\"status\":\"Shipped\",\"op\":\"UPSERT\",\"amount\":20.5}",
+            // an unknown field: kept in _rescued_data
+            "{\"order_id\":102,\"source_version\":1,\"status\":\"Created\",\"op\":\"UPSERT\",\"amount\":7.25,\"coupon\":\"WELCOME\"}"));
+    files.put(
+        "orders/2026-11-29/orders-0002.json",
+        List.of(
+            // an exact duplicate of 101 v2, delivered again
+            "{\"order_id\":101,\"source_version\":2,\"status\":\"Shipped\",\"op\":\"UPSERT\",\"amount\":20.5}",
+            // a case mismatch: "Status" is rescued, status is null
+            "{\"order_id\":103,\"source_version\":1,\"Status\":\"Created\",\"op\":\"UPSERT\",\"amount\":3.0}",
+            // a type mismatch: order_id is not a number
+            "{\"order_id\":\"104-A\",\"source_version\":1,\"status\":\"Created\",\"op\":\"UPSERT\",\"amount\":9.0}",
+            // a malformed line
+            "{\"order_id\":105,\"source_version\":1,\"status\":\"Crea"));
+    return files;
+  }
+
+  static String body(List<String> lines) {
+    return String.join("\n", lines) + "\n";
+  }
+}

@@ -1,0 +1,113 @@
+package io.replaysafe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaysafe.common.testing.SparkTestBase;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The CLI through its public factory: exit codes, messages and outputs. */
+class CliTest extends SparkTestBase {
+  @TempDir Path dir;
+
+  record Outcome(int exitCode, String out, String err) {}
+
+  static Outcome run(String... args) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    ByteArrayOutputStream err = new ByteArrayOutputStream();
+    int code =
+        ReplaysafeCli.commandLine(
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8))
+            .execute(args);
+    return new Outcome(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  }
+
+  @Test
+  void unknownConfigKeyExitsWithUsageCode() throws Exception {
+    Path file = dir.resolve("p.yaml");
+    Files.writeString(
+        file,
+        "name: x\nsource:\n  path: /l\n  schema: \"a INT\"\n  rescueDataColumn: r\nbronze:\n"
+            + "  path: /b\n  checkpoint: /c\n");
+    Outcome outcome = run("bronze", "--config", file.toString());
+    assertThat(outcome.exitCode()).isEqualTo(2);
+    assertThat(outcome.err())
+        .startsWith(
+            "replaysafe: Pipeline file " + file + ": unknown key 'source.rescueDataColumn';");
+  }
+
+  @Test
+  void missingConfigFileExitsWithUsageCode() {
+    Outcome outcome = run("bronze", "--config", dir.resolve("nope.yaml").toString());
+    assertThat(outcome.exitCode()).isEqualTo(2);
+    assertThat(outcome.err()).contains("it does not exist; check the --config path");
+  }
+
+  @Test
+  void unknownSubcommandOrFlagIsAUsageError() {
+    assertThat(run("bronz").exitCode()).isEqualTo(2);
+    assertThat(run("bronze", "--config", "x", "--jsn").exitCode()).isEqualTo(2);
+  }
+
+  @Test
+  void bronzeJsonSummaryAndExport() throws Exception {
+    Path landing = Files.createDirectories(dir.resolve("landing/2026/11"));
+    Files.writeString(
+        landing.resolve("a.json"), "{\"id\":2,\"v\":\"b\"}\n{\"id\":1,\"v\":\"a\",\"x\":true}\n");
+    Path file = dir.resolve("p.yaml");
+    Files.writeString(
+        file,
+        "name: cli\nsource:\n  path: "
+            + dir.resolve("landing")
+            + "\n  schema: \"id INT, v STRING\"\nbronze:\n  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("ckpt")
+            + "\n");
+
+    Outcome bronze = run("bronze", "--config", file.toString(), "--json");
+    assertThat(bronze.exitCode()).isEqualTo(0);
+    assertThat(bronze.out())
+        .startsWith(
+            "{\"layer\":\"bronze\",\"pipeline\":\"cli\",\"batches\":1,\"files\":1,\"rows\":2,"
+                + "\"rescuedRows\":1,\"corruptRows\":0,\"bronzeVersion\":0,\"seconds\":");
+
+    Outcome export = run("export", "--config", file.toString(), "--layer", "bronze");
+    assertThat(export.exitCode()).isEqualTo(0);
+    String uri = "file:" + landing.resolve("a.json");
+    assertThat(export.out().lines().toList())
+        .hasSize(2)
+        .allSatisfy(line -> assertThat(line).contains("\"source_file\":\"" + uri + "\""))
+        .satisfies(
+            lines -> {
+              assertThat(lines.get(0))
+                  .startsWith(
+                      "{\"id\":1,\"v\":\"a\",\"_rescued_data\":\"{\\\"x\\\":true,\\\"_file_path\\\":\\\""
+                          + uri
+                          + "\\\"}\",\"_corrupt_record\":null,");
+              assertThat(lines.get(1))
+                  .startsWith(
+                      "{\"id\":2,\"v\":\"b\",\"_rescued_data\":null,\"_corrupt_record\":null,");
+            });
+  }
+
+  @Test
+  void demoRunsEndToEndOnTheEmbeddedEndpoint() {
+    Outcome demo = run("demo");
+    assertThat(demo.exitCode()).as(demo.err()).isEqualTo(0);
+    assertThat(demo.out())
+        .contains(
+            "bronze orders: 2 file(s), 7 row(s) (3 with rescued data, 1 corrupt) in 1 batch(es);"
+                + " bronze table version 0;")
+        .contains("\"_rescued_data\":\"{\\\"coupon\\\":\\\"WELCOME\\\"")
+        .contains(
+            "\"_corrupt_record\":\"{\\\"order_id\\\":105,\\\"source_version\\\":1,\\\"status\\\":\\\"Crea\"");
+  }
+}
