@@ -64,6 +64,7 @@ public final class BronzeIngest {
     SourceConfig source = config.source();
     String checkpoint = config.bronze().checkpoint();
     SourceBinding.verifyOrCreate(spark.sparkContext().hadoopConfiguration(), checkpoint, source);
+    ensureTable();
     if (!sourceExists(source.path())) {
       LOG.warn("Source path {} does not exist yet; nothing to ingest", source.path());
       return new BronzeResult(config.name(), 0, 0, 0, 0, 0, tableVersion(), seconds(started));
@@ -149,6 +150,27 @@ public final class BronzeIngest {
             count(col(source.rescuedDataColumn())).as("rescued"),
             count(col(Columns.CORRUPT_RECORD)).as("corrupt"),
             size(collect_set(col(Columns.SOURCE_FILE))).as("files"));
+  }
+
+  /**
+   * Creates the bronze table on first use with the change data feed on: silver reads it as a stream
+   * of inserts that carry their bronze commit version, for provenance in quarantine.
+   */
+  private void ensureTable() {
+    SourceConfig source = config.source();
+    StructType columns =
+        BronzeRowMapper.outputSchema(source.schema(), source.rescuedDataColumn())
+            .add(Columns.INGESTED_AT, org.apache.spark.sql.types.DataTypes.TimestampType, true);
+    StructType nullable = new StructType();
+    for (var field : columns.fields()) {
+      nullable = nullable.add(field.name(), field.dataType(), true);
+    }
+    DeltaTable.createIfNotExists(spark)
+        .location(config.bronze().path())
+        .addColumns(nullable)
+        .property("delta.enableChangeDataFeed", "true")
+        .comment("replaysafe bronze table of pipeline " + config.name())
+        .execute();
   }
 
   private RuntimeException failure(Exception e) {

@@ -32,7 +32,10 @@ final class ExportCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   enum Layer {
-    bronze
+    bronze,
+    silver,
+    quarantine,
+    runs
   }
 
   @Override
@@ -46,6 +49,18 @@ final class ExportCommand implements Callable<Integer> {
       case bronze -> {
         path = pipeline.bronze().path();
         order = List.of(Columns.SOURCE_FILE);
+      }
+      case silver -> {
+        path = pipeline.requireSilver().path();
+        order = pipeline.requireSilver().keys();
+      }
+      case quarantine -> {
+        path = pipeline.requireSilver().quarantinePath();
+        order = List.of("key", "sequence", "reason");
+      }
+      case runs -> {
+        path = pipeline.requireSilver().runsPath();
+        order = List.of("started_at", "batch_id");
       }
       default -> throw new IllegalStateException("layer " + layer);
     }

@@ -19,6 +19,8 @@ import picocli.CommandLine.Command;
         "Replay-safe ingestion: files to bronze, bronze to silver, under a written contract.",
     subcommands = {
       BronzeCommand.class,
+      SilverCommand.class,
+      RunCommand.class,
       ExportCommand.class,
       S3ServerCommand.class,
       DemoCommand.class,

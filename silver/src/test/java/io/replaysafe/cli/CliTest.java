@@ -77,7 +77,7 @@ class CliTest extends SparkTestBase {
     assertThat(bronze.out())
         .startsWith(
             "{\"layer\":\"bronze\",\"pipeline\":\"cli\",\"batches\":1,\"files\":1,\"rows\":2,"
-                + "\"rescuedRows\":1,\"corruptRows\":0,\"bronzeVersion\":0,\"seconds\":");
+                + "\"rescuedRows\":1,\"corruptRows\":0,\"bronzeVersion\":1,\"seconds\":");
 
     Outcome export = run("export", "--config", file.toString(), "--layer", "bronze");
     assertThat(export.exitCode()).isEqualTo(0);
@@ -105,7 +105,7 @@ class CliTest extends SparkTestBase {
     assertThat(demo.out())
         .contains(
             "bronze orders: 2 file(s), 7 row(s) (3 with rescued data, 1 corrupt) in 1 batch(es);"
-                + " bronze table version 0;")
+                + " bronze table version 1;")
         .contains("\"_rescued_data\":\"{\\\"coupon\\\":\\\"WELCOME\\\"")
         .contains(
             "\"_corrupt_record\":\"{\\\"order_id\\\":105,\\\"source_version\\\":1,\\\"status\\\":\\\"Crea\"");

@@ -31,7 +31,11 @@ public final class SparkSessions {
       builder
           .master(LOCAL_MASTER_DEFAULT)
           .config("spark.ui.enabled", "false")
-          .config("spark.sql.shuffle.partitions", "4")
+          .config(
+              "spark.sql.shuffle.partitions",
+              System.getProperty("replaysafe.shufflePartitions", "2"))
+          // Delta rebuilds table state with 50 tasks by default: far too many on two cores.
+          .config("spark.databricks.delta.snapshotPartitions", "2")
           .config("spark.default.parallelism", "2")
           .config("spark.driver.host", "127.0.0.1")
           .config("spark.driver.bindAddress", "127.0.0.1")

@@ -19,12 +19,20 @@ public abstract class SparkTestBase {
   static void startSpark() {
     if (spark == null) {
       System.setProperty("replaysafe.sparkLogLevel", "ERROR");
+      // Test data is tiny: compiling generated code for every new plan costs more than it saves.
+      System.setProperty("spark.sql.codegen.wholeStage", "false");
+      System.setProperty("spark.sql.codegen.factoryMode", "NO_CODEGEN");
       spark = SparkSessions.getOrCreate("replaysafe-tests");
     }
   }
 
   /** Rows as "a|b|c" strings (null as "null"), for exact, readable assertions. */
   protected static List<String> rows(Dataset<Row> df) {
+    return rowsOf(df);
+  }
+
+  /** The same, for helpers outside a test class. */
+  public static List<String> rowsOf(Dataset<Row> df) {
     return df.collectAsList().stream().map(SparkTestBase::line).toList();
   }
 

@@ -1,0 +1,61 @@
+package io.replaysafe.silver;
+
+import java.sql.Timestamp;
+import java.util.List;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Appends one row per silver micro-batch to the run-log table. An applied batch is appended with
+ * Delta's idempotent-write options (query id, batch id), so a batch replayed after a crash is
+ * logged once; a rejected batch is logged every time it is rejected.
+ */
+public final class RunLog {
+  private RunLog() {}
+
+  public static void append(
+      SparkSession spark,
+      SilverTables tables,
+      BatchReport r,
+      String ruleVersion,
+      Timestamp startedAt,
+      String message) {
+    Row row =
+        RowFactory.create(
+            r.runId(),
+            r.batchId(),
+            r.status(),
+            ruleVersion,
+            startedAt,
+            r.seconds(),
+            r.bronzeVersionMin(),
+            r.bronzeVersionMax(),
+            r.inputRows(),
+            r.invalid(),
+            r.exactRetries(),
+            r.distinctKeys(),
+            r.conflictsInBatch(),
+            r.conflictsWithTarget(),
+            r.olderIgnored(),
+            r.supersededInBatch(),
+            r.inserted(),
+            r.updated(),
+            r.deleted(),
+            r.quarantined(),
+            message);
+    var writer =
+        spark
+            .createDataFrame(List.of(row), SilverTables.RUNS_SCHEMA)
+            .write()
+            .format("delta")
+            .mode("append");
+    if (BatchReport.APPLIED.equals(r.status())) {
+      writer =
+          writer
+              .option("txnAppId", "replaysafe-runs-" + r.runId())
+              .option("txnVersion", r.batchId());
+    }
+    writer.save(tables.runsPath());
+  }
+}

@@ -1,0 +1,343 @@
+package io.replaysafe.silver;
+
+import static io.replaysafe.silver.BatchPreparation.INVALID_MESSAGE;
+import static io.replaysafe.silver.BatchPreparation.INVALID_REASON;
+import static io.replaysafe.silver.BatchPreparation.KEY_DISPLAY;
+import static io.replaysafe.silver.BatchPreparation.SEQ_DISPLAY;
+import static io.replaysafe.silver.SilverContract.ACTION;
+import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
+import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
+import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
+
+import io.replaysafe.common.Columns;
+import io.replaysafe.common.config.Policy;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.storage.StorageLevel;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One silver micro-batch, in the contract's order: identity, validation, exact retries, conflicts
+ * (in the batch and with the target), latest per key, the policy decision, then the writes. A
+ * rejected batch writes nothing but its run-log row.
+ */
+public final class SilverBatchProcessor {
+  private static final Logger LOG = LoggerFactory.getLogger(SilverBatchProcessor.class);
+  static final int MAX_NOTES = 20;
+  static final int MAX_REPORTED_ROWS = 50;
+
+  private final SparkSession spark;
+  private final SilverContract contract;
+  private final SilverTables tables;
+  private final SilverWriter writer;
+
+  public SilverBatchProcessor(SparkSession spark, SilverContract contract, SilverTables tables) {
+    this.spark = spark;
+    this.contract = contract;
+    this.tables = tables;
+    this.writer = new SilverWriter(tables, contract);
+  }
+
+  /** Processes one batch of bronze rows; returns null for an empty batch. */
+  public BatchReport process(Dataset<Row> bronzeBatch, long batchId, String runId) {
+    long started = System.nanoTime();
+    Timestamp startedAt = new Timestamp(System.currentTimeMillis());
+    List<Dataset<?>> cached = new ArrayList<>();
+    try {
+      Dataset<Row> prepared =
+          cache(
+              BatchPreparation.validate(
+                  BatchPreparation.identity(withCommitVersion(bronzeBatch), contract), contract),
+              cached);
+      // One pass for the batch's size, its invalid rows and its bronze versions.
+      Row totals =
+          prepared
+              .agg(
+                  count(lit(1)),
+                  count(col(INVALID_REASON)),
+                  min(COMMIT_VERSION),
+                  max(COMMIT_VERSION))
+              .first();
+      long inputRows = totals.getLong(0);
+      if (inputRows == 0) {
+        return null;
+      }
+      long invalidCount = totals.getLong(1);
+      Long versionMin = totals.isNullAt(2) ? null : totals.getLong(2);
+      Long versionMax = totals.isNullAt(3) ? null : totals.getLong(3);
+      Dataset<Row> invalid = prepared.where(col(INVALID_REASON).isNotNull());
+      Dataset<Row> valid = prepared.where(col(INVALID_REASON).isNull());
+      long validCount = inputRows - invalidCount;
+
+      Dataset<Row> collapsed = cache(BatchPreparation.collapseRetries(valid, contract), cached);
+      long collapsedCount = collapsed.count();
+      Dataset<Row> inBatch = cache(BatchPreparation.conflictsInBatch(collapsed, contract), cached);
+      Dataset<Row> targetState = cache(MergePlan.targetState(collapsed, tables, contract), cached);
+      Dataset<Row> withTarget =
+          cache(MergePlan.conflictsWithTarget(collapsed, targetState, contract), cached);
+      long conflictsInBatch = inBatch.count();
+      long conflictsWithTarget = withTarget.count();
+
+      List<String> notes = new ArrayList<>();
+      String rejection = null;
+      if (invalidCount > 0 && contract.silver().onInvalid() == Policy.FAIL) {
+        rejection = invalidReport(invalid, invalidCount, batchId);
+      }
+      Dataset<Row> conflicted = null;
+      if (conflictsInBatch + conflictsWithTarget > 0) {
+        conflicted =
+            cache(
+                Quarantine.conflictedKeys(collapsed, inBatch, withTarget, contract, batchId),
+                cached);
+        if (contract.silver().onConflict() == Policy.FAIL) {
+          String report = conflictReport(valid, conflicted, batchId);
+          rejection = rejection == null ? report : rejection + "\n" + report;
+        }
+      }
+      if (rejection != null) {
+        BatchReport rejected =
+            new BatchReport(
+                runId,
+                batchId,
+                BatchReport.REJECTED,
+                versionMin,
+                versionMax,
+                inputRows,
+                invalidCount,
+                validCount - collapsedCount,
+                0,
+                conflictsInBatch,
+                conflictsWithTarget,
+                0,
+                0,
+                0,
+                0,
+                0,
+                0,
+                seconds(started),
+                List.of());
+        RunLog.append(spark, tables, rejected, contract.ruleVersion(), startedAt, rejection);
+        throw new BatchRejectedException(rejection);
+      }
+
+      long quarantined = 0;
+      Dataset<Row> clean = collapsed;
+      if (invalidCount > 0) {
+        quarantined +=
+            Quarantine.write(Quarantine.ofInvalid(invalid, contract, batchId, runId), tables);
+        notes.addAll(invalidNotes(invalid));
+      }
+      if (conflicted != null) {
+        quarantined +=
+            Quarantine.write(
+                Quarantine.ofConflicts(valid, conflicted, contract, batchId, runId), tables);
+        clean = collapsed.join(conflicted, MergePlan.asSeq(contract.keys()), "left_anti");
+        for (Row r :
+            conflicted.select(Quarantine.CONFLICT_DESCRIPTION).limit(MAX_NOTES).collectAsList()) {
+          notes.add(r.getString(0) + ": quarantined");
+        }
+      }
+
+      Dataset<Row> latest = BatchPreparation.latestPerKey(clean, contract);
+      // Checkpointed, not cached: the MERGE into silver invalidates every cached plan that read
+      // silver, and a recomputed plan would see the batch's own writes (a revived key would then
+      // look like an exact retry to the tombstone MERGE).
+      Dataset<Row> plan = MergePlan.classify(latest, targetState, contract).localCheckpoint(true);
+      Map<String, Long> actions = new HashMap<>();
+      for (Row r : plan.groupBy(ACTION).count().collectAsList()) {
+        actions.put(r.getString(0), r.getLong(1));
+      }
+      long distinctKeys = actions.values().stream().mapToLong(Long::longValue).sum();
+      long cleanCount = conflicted == null ? collapsedCount : clean.count();
+      long olderIgnored = actions.getOrDefault(MergePlan.OLDER, 0L);
+      long retriesOfStored = actions.getOrDefault(MergePlan.RETRY, 0L);
+      if (olderIgnored
+              + retriesOfStored
+              + actions.getOrDefault(MergePlan.DELETE, 0L)
+              + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L)
+          > 0) {
+        notes.addAll(planNotes(plan));
+      }
+
+      SilverWriter.Applied applied = writer.apply(plan, actions);
+      BatchReport report =
+          new BatchReport(
+              runId,
+              batchId,
+              BatchReport.APPLIED,
+              versionMin,
+              versionMax,
+              inputRows,
+              invalidCount,
+              validCount - collapsedCount + retriesOfStored,
+              distinctKeys,
+              conflictsInBatch,
+              conflictsWithTarget,
+              olderIgnored,
+              cleanCount - distinctKeys,
+              applied.inserted(),
+              applied.updated(),
+              applied.deleted(),
+              quarantined,
+              seconds(started),
+              List.copyOf(notes.subList(0, Math.min(MAX_NOTES, notes.size()))));
+      RunLog.append(spark, tables, report, contract.ruleVersion(), startedAt, null);
+      LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
+      return report;
+    } finally {
+      // Newest first: uncaching a dataset that later caches depend on makes Spark re-plan them.
+      for (int i = cached.size() - 1; i >= 0; i--) {
+        cached.get(i).unpersist();
+      }
+    }
+  }
+
+  /** Bronze read as a change feed carries its commit version; a plain read gets null. */
+  private static Dataset<Row> withCommitVersion(Dataset<Row> batch) {
+    List<String> columns = List.of(batch.columns());
+    Dataset<Row> result = batch;
+    if (columns.contains("_change_type")) {
+      result = result.drop("_change_type", "_commit_timestamp");
+    }
+    if (!columns.contains(COMMIT_VERSION)) {
+      result =
+          result.withColumn(COMMIT_VERSION, org.apache.spark.sql.functions.lit(null).cast("long"));
+    }
+    return result;
+  }
+
+  private static Dataset<Row> cache(Dataset<Row> df, List<Dataset<?>> cached) {
+    Dataset<Row> persisted = df.persist(StorageLevel.MEMORY_AND_DISK());
+    cached.add(persisted);
+    return persisted;
+  }
+
+  private String invalidReport(Dataset<Row> invalid, long count, long batchId) {
+    StringBuilder sb =
+        new StringBuilder(
+            "Cannot apply batch "
+                + batchId
+                + " to silver "
+                + contract.silver().path()
+                + ": "
+                + count
+                + " invalid row(s) and onInvalid is fail. Nothing was written and the silver"
+                + " checkpoint did not advance; fix the source rows (or set onInvalid: quarantine)"
+                + " and run again.");
+    for (Row r :
+        invalid
+            .select(INVALID_REASON, INVALID_MESSAGE, Columns.SOURCE_FILE, RAW_PAYLOAD)
+            .orderBy(Columns.SOURCE_FILE, RAW_PAYLOAD)
+            .limit(MAX_REPORTED_ROWS)
+            .collectAsList()) {
+      sb.append("\n  ")
+          .append(r.getString(0))
+          .append(": ")
+          .append(r.getString(1))
+          .append(" in ")
+          .append(r.getString(2))
+          .append(": ")
+          .append(r.getString(3));
+    }
+    return sb.toString();
+  }
+
+  private String conflictReport(Dataset<Row> valid, Dataset<Row> conflicted, long batchId) {
+    StringBuilder sb =
+        new StringBuilder(
+            "Cannot merge batch "
+                + batchId
+                + " into silver "
+                + contract.silver().path()
+                + ": onConflict is fail and the same key and sequence carry different payloads."
+                + " Nothing was written and the silver checkpoint did not advance; correct the"
+                + " producer's data (or set onConflict: quarantine) and run again.");
+    for (Row r :
+        conflicted
+            .select(Quarantine.CONFLICT_DESCRIPTION)
+            .orderBy(Quarantine.CONFLICT_DESCRIPTION)
+            .collectAsList()) {
+      sb.append("\n  ").append(r.getString(0));
+    }
+    sb.append("\n  rows:");
+    for (Row r :
+        valid
+            .join(conflicted, MergePlan.asSeq(contract.keys()), "left_semi")
+            .select(KEY_DISPLAY, SEQ_DISPLAY, PAYLOAD_HASH, Columns.SOURCE_FILE, RAW_PAYLOAD)
+            .orderBy(KEY_DISPLAY, SEQ_DISPLAY, PAYLOAD_HASH, Columns.SOURCE_FILE)
+            .limit(MAX_REPORTED_ROWS)
+            .collectAsList()) {
+      sb.append("\n    key ")
+          .append(r.getString(0))
+          .append(" sequence ")
+          .append(r.getString(1))
+          .append(" hash ")
+          .append(r.getString(2), 0, 12)
+          .append(" in ")
+          .append(r.getString(3))
+          .append(": ")
+          .append(r.getString(4));
+    }
+    return sb.toString();
+  }
+
+  private static List<String> invalidNotes(Dataset<Row> invalid) {
+    List<String> notes = new ArrayList<>();
+    for (Row r :
+        invalid
+            .select(INVALID_MESSAGE, Columns.SOURCE_FILE)
+            .orderBy(Columns.SOURCE_FILE, INVALID_MESSAGE)
+            .limit(MAX_NOTES)
+            .collectAsList()) {
+      notes.add("invalid row in " + r.getString(1) + " (" + r.getString(0) + "): quarantined");
+    }
+    return notes;
+  }
+
+  private static List<String> planNotes(Dataset<Row> plan) {
+    List<String> notes = new ArrayList<>();
+    for (Row r :
+        plan.where(
+                col(ACTION)
+                    .isin(
+                        MergePlan.OLDER,
+                        MergePlan.RETRY,
+                        MergePlan.DELETE,
+                        MergePlan.TOMBSTONE_ONLY))
+            .select(
+                col(ACTION),
+                col(KEY_DISPLAY),
+                col(SEQ_DISPLAY),
+                org.apache.spark.sql.functions.to_json(col(MergePlan.T_SEQ)))
+            .orderBy(KEY_DISPLAY, SEQ_DISPLAY)
+            .limit(MAX_NOTES)
+            .collectAsList()) {
+      String key = "key " + r.getString(1) + " sequence " + r.getString(2);
+      String stored = r.isNullAt(3) ? "" : r.getString(3);
+      notes.add(
+          switch (r.getString(0)) {
+            case MergePlan.OLDER -> key + ": older than the stored version " + stored + ", ignored";
+            case MergePlan.RETRY -> key + ": exact retry of the stored version, no change";
+            case MergePlan.DELETE -> key + ": deleted (tombstone kept)";
+            default -> key + ": delete of a key silver does not hold, tombstone kept";
+          });
+    }
+    return notes;
+  }
+
+  private static double seconds(long started) {
+    return (System.nanoTime() - started) / 1e9;
+  }
+}
