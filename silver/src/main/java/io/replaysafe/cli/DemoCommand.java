@@ -2,6 +2,7 @@ package io.replaysafe.cli;
 
 import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.bronze.BronzeResult;
+import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.StorageConfig;
@@ -9,10 +10,14 @@ import io.replaysafe.common.io.JsonLinesExport;
 import io.replaysafe.common.s3.EmbeddedS3Server;
 import io.replaysafe.common.s3.S3Clients;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.silver.BatchReport;
+import io.replaysafe.silver.SilverJob;
+import io.replaysafe.silver.SilverResult;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -25,7 +30,8 @@ import software.amazon.awssdk.services.s3.S3Client;
 @Command(
     name = "demo",
     description =
-        "The embedded default: an in-process S3 endpoint, synthetic order events, bronze over s3a."
+        "The embedded default: an in-process S3 endpoint, synthetic order events in two"
+            + " deliveries, bronze then silver over s3a, and what the contract did."
             + " No cloud account, no Docker, no network.")
 final class DemoCommand implements Callable<Integer> {
   static final String LANDING_BUCKET = "landing";
@@ -42,19 +48,81 @@ final class DemoCommand implements Callable<Integer> {
       out.println("Embedded S3 endpoint on " + server.endpoint() + " (in memory)");
       PipelineConfig pipeline = demoPipeline(server.endpoint().toString());
       StorageConfig storage = pipeline.storage().orElseThrow();
-      land(storage, DemoData.firstDelivery(), out);
-
       SparkSession spark = SparkSessions.getOrCreate("replaysafe-demo");
-      BronzeResult bronze = BronzeIngest.from(pipeline, spark).execute();
-      out.println(bronze.summary());
+
+      out.println("\n== Delivery 1");
+      land(storage, DemoData.firstDelivery(), out);
+      List<SilverResult> silverRuns = new ArrayList<>();
+      silverRuns.add(runOnce(pipeline, spark, out));
       out.println("Bronze rows (JSON lines):");
       JsonLinesExport.write(
           spark.read().format("delta").load(pipeline.bronze().path()),
-          List.of(io.replaysafe.common.Columns.SOURCE_FILE),
+          List.of(Columns.SOURCE_FILE),
           out);
+
+      out.println("\n== Delivery 2 (a replayed old event, a contradiction, a delete)");
+      land(storage, DemoData.secondDelivery(), out);
+      silverRuns.add(runOnce(pipeline, spark, out));
+
+      out.println("\nSilver (current state):");
+      JsonLinesExport.write(
+          spark.read().format("delta").load(pipeline.requireSilver().path()),
+          pipeline.requireSilver().keys(),
+          out);
+      out.println("Quarantine:");
+      JsonLinesExport.write(
+          spark
+              .read()
+              .format("delta")
+              .load(pipeline.requireSilver().quarantinePath())
+              .select("reason", "key", "sequence", "message", "source_file"),
+          List.of("key", "sequence"),
+          out);
+      out.println("\nWhat the contract did: " + whatTheContractDid(silverRuns));
       out.flush();
     }
     return ReplaysafeCli.EXIT_OK;
+  }
+
+  private static SilverResult runOnce(
+      PipelineConfig pipeline, SparkSession spark, PrintWriter out) {
+    BronzeResult bronze = BronzeIngest.from(pipeline, spark).execute();
+    out.println(bronze.summary());
+    SilverResult silver = SilverJob.from(pipeline, spark).execute();
+    SilverCommand.print(out, silver, false);
+    return silver;
+  }
+
+  /** "1 exact retry collapsed, 1 older version ignored, 1 conflict quarantined: key 102 ..." */
+  static String whatTheContractDid(List<SilverResult> runs) {
+    long retries = 0;
+    long older = 0;
+    long invalid = 0;
+    long deleted = 0;
+    List<String> conflicts = new ArrayList<>();
+    for (SilverResult run : runs) {
+      retries += run.total(BatchReport::exactRetries);
+      older += run.total(BatchReport::olderIgnored);
+      invalid += run.total(BatchReport::invalid);
+      deleted += run.total(BatchReport::deleted);
+      run.notes().stream()
+          .filter(n -> n.contains("differs from the stored") || n.contains("different payloads"))
+          .forEach(conflicts::add);
+    }
+    return retries
+        + " exact retr"
+        + (retries == 1 ? "y" : "ies")
+        + " collapsed, "
+        + older
+        + " older version(s) ignored, "
+        + conflicts.size()
+        + " conflict(s) quarantined"
+        + (conflicts.isEmpty() ? "" : ": " + String.join("; ", conflicts))
+        + ", "
+        + invalid
+        + " invalid row(s) quarantined, "
+        + deleted
+        + " key(s) deleted (tombstones kept).";
   }
 
   static PipelineConfig demoPipeline(String endpoint) throws IOException {

@@ -35,6 +35,27 @@ final class DemoData {
     return files;
   }
 
+  /**
+   * Second delivery, a day later: a recovery process re-sends an old event in a new object, the
+   * producer contradicts itself, and an order is cancelled and deleted.
+   */
+  static Map<String, List<String>> secondDelivery() {
+    Map<String, List<String>> files = new LinkedHashMap<>();
+    files.put(
+        "orders/2026-11-30/orders-0003.json",
+        List.of(
+            // an older version of 101, which silver holds at version 2
+            "{\"order_id\":101,\"source_version\":1,\"status\":\"Created\",\"op\":\"UPSERT\",\"amount\":20.5}",
+            // a conflicting equal version: 102 v1 was Created, 7.25
+            "{\"order_id\":102,\"source_version\":1,\"status\":\"Cancelled\",\"op\":\"UPSERT\",\"amount\":7.25}",
+            // 103 moves on, then is deleted
+            "{\"order_id\":103,\"source_version\":2,\"status\":\"Paid\",\"op\":\"UPSERT\",\"amount\":3.0}",
+            "{\"order_id\":103,\"source_version\":3,\"status\":null,\"op\":\"DELETE\",\"amount\":null}",
+            // a new order
+            "{\"order_id\":106,\"source_version\":1,\"status\":\"Created\",\"op\":\"UPSERT\",\"amount\":12.0}"));
+    return files;
+  }
+
   static String body(List<String> lines) {
     return String.join("\n", lines) + "\n";
   }

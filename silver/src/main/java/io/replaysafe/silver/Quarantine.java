@@ -141,9 +141,9 @@ public final class Quarantine {
       String runId) {
     return source.select(
         sha2(
+                // The bronze row's identity, not the reason: a row is quarantined at most once.
                 concat_ws(
                     "|",
-                    reason,
                     col(RAW_PAYLOAD),
                     coalesce(col(Columns.SOURCE_FILE), lit("")),
                     coalesce(col(COMMIT_VERSION).cast("string"), lit("")),

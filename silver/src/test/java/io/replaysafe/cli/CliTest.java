@@ -108,6 +108,74 @@ class CliTest extends SparkTestBase {
                 + " bronze table version 1;")
         .contains("\"_rescued_data\":\"{\\\"coupon\\\":\\\"WELCOME\\\"")
         .contains(
-            "\"_corrupt_record\":\"{\\\"order_id\\\":105,\\\"source_version\\\":1,\\\"status\\\":\\\"Crea\"");
+            "\"_corrupt_record\":\"{\\\"order_id\\\":105,\\\"source_version\\\":1,\\\"status\\\":\\\"Crea\"")
+        .contains(
+            "key 101 sequence 1: older than the stored version {\"source_version\":2}, ignored")
+        .contains("key 103 sequence 3: deleted (tombstone kept)")
+        .containsPattern(
+            "What the contract did: 1 exact retry collapsed, 1 older version\\(s\\) ignored, 1"
+                + " conflict\\(s\\) quarantined: key 102 sequence 1 differs from the stored version"
+                + " at the same sequence \\(stored hash [0-9a-f]{12}, incoming [0-9a-f]{12}\\):"
+                + " quarantined, 2 invalid row\\(s\\) quarantined, 1 key\\(s\\) deleted \\(tombstones"
+                + " kept\\)\\.");
+    String silver = demo.out().substring(demo.out().indexOf("Silver (current state):"));
+    assertThat(
+            silver
+                .lines()
+                .skip(1)
+                .limit(3)
+                .map(l -> l.substring(0, l.indexOf(",\"__payload_hash"))))
+        .containsExactly(
+            "{\"order_id\":101,\"source_version\":2,\"status\":\"Shipped\",\"amount\":20.5",
+            "{\"order_id\":102,\"source_version\":1,\"status\":\"Created\",\"amount\":7.25",
+            "{\"order_id\":106,\"source_version\":1,\"status\":\"Created\",\"amount\":12.0");
+  }
+
+  @Test
+  void runChainsBronzeAndSilverAndExitsOneWhenABatchIsRejected() throws Exception {
+    Files.createDirectories(dir.resolve("landing"));
+    Files.writeString(
+        dir.resolve("landing/a.json"),
+        "{\"id\":1,\"seq\":1,\"v\":\"a\"}\n{\"id\":1,\"seq\":1,\"v\":\"b\"}\n");
+    Path file = dir.resolve("p.yaml");
+    Files.writeString(
+        file,
+        "name: runs\nsource:\n  path: "
+            + dir.resolve("landing")
+            + "\n  schema: \"id INT, seq INT, v STRING\"\nbronze:\n  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("ckpt/bronze")
+            + "\nsilver:\n  path: "
+            + dir.resolve("silver")
+            + "\n  checkpoint: "
+            + dir.resolve("ckpt/silver")
+            + "\n  keys: [id]\n  sequenceBy: [seq]\n");
+
+    Outcome rejected = run("run", "--config", file.toString());
+    assertThat(rejected.exitCode()).isEqualTo(1);
+    assertThat(rejected.err())
+        .startsWith("replaysafe: Cannot merge batch 0 into silver " + dir.resolve("silver"))
+        .contains("key 1 sequence 1 has 2 different payloads in batch 0");
+
+    Outcome runs = run("export", "--config", file.toString(), "--layer", "runs");
+    assertThat(runs.exitCode()).isEqualTo(0);
+    assertThat(runs.out().lines()).singleElement().asString().contains("\"status\":\"REJECTED\"");
+
+    Files.writeString(
+        dir.resolve("p2.yaml"),
+        Files.readString(file)
+            .replace("sequenceBy: [seq]", "sequenceBy: [seq]\n  onConflict: quarantine"));
+    Outcome quarantined = run("run", "--config", dir.resolve("p2.yaml").toString(), "--json");
+    assertThat(quarantined.exitCode()).as(quarantined.err()).isEqualTo(0);
+    assertThat(quarantined.out())
+        .startsWith("{\"bronze\":{\"layer\":\"bronze\",\"pipeline\":\"runs\",\"batches\":0,")
+        .contains(
+            "\"silver\":{\"layer\":\"silver\",\"pipeline\":\"runs\",\"batches\":1,\"inputRows\":2,")
+        .contains("\"quarantined\":2,");
+    Outcome quarantine = run("export", "--config", file.toString(), "--layer", "quarantine");
+    assertThat(quarantine.out().lines())
+        .hasSize(2)
+        .allSatisfy(l -> assertThat(l).contains("\"reason\":\"CONFLICT_IN_BATCH\""));
   }
 }
