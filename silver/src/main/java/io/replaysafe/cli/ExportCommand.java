@@ -52,7 +52,10 @@ final class ExportCommand implements Callable<Integer> {
       }
       case silver -> {
         path = pipeline.requireSilver().path();
-        order = pipeline.requireSilver().keys();
+        order = new java.util.ArrayList<>(pipeline.requireSilver().keys());
+        if (pipeline.requireSilver().storedAsScdType() == 2) {
+          order.add(io.replaysafe.silver.SilverContract.START_AT);
+        }
       }
       case quarantine -> {
         path = pipeline.requireSilver().quarantinePath();

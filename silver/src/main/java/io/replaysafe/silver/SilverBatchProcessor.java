@@ -42,12 +42,14 @@ public final class SilverBatchProcessor {
   private final SilverContract contract;
   private final SilverTables tables;
   private final SilverWriter writer;
+  private final HistoryWriter history;
 
   public SilverBatchProcessor(SparkSession spark, SilverContract contract, SilverTables tables) {
     this.spark = spark;
     this.contract = contract;
     this.tables = tables;
     this.writer = new SilverWriter(tables, contract);
+    this.history = new HistoryWriter(tables, contract);
   }
 
   /** Processes one batch of bronze rows; returns null for an empty batch. */
@@ -84,9 +86,20 @@ public final class SilverBatchProcessor {
       Dataset<Row> collapsed = cache(BatchPreparation.collapseRetries(valid, contract), cached);
       long collapsedCount = collapsed.count();
       Dataset<Row> inBatch = cache(BatchPreparation.conflictsInBatch(collapsed, contract), cached);
-      Dataset<Row> targetState = cache(MergePlan.targetState(collapsed, tables, contract), cached);
+      // What silver already holds for these keys: the live row or tombstone (current state), or
+      // every stored event (history).
+      Dataset<Row> targetState =
+          cache(
+              contract.isHistory()
+                  ? history.storedEvents(collapsed)
+                  : MergePlan.targetState(collapsed, tables, contract),
+              cached);
       Dataset<Row> withTarget =
-          cache(MergePlan.conflictsWithTarget(collapsed, targetState, contract), cached);
+          cache(
+              contract.isHistory()
+                  ? history.conflictsWithStored(collapsed, targetState)
+                  : MergePlan.conflictsWithTarget(collapsed, targetState, contract),
+              cached);
       long conflictsInBatch = inBatch.count();
       long conflictsWithTarget = withTarget.count();
 
@@ -150,6 +163,24 @@ public final class SilverBatchProcessor {
         }
       }
 
+      if (contract.isHistory()) {
+        return applyHistory(
+            clean,
+            targetState,
+            runId,
+            batchId,
+            startedAt,
+            started,
+            versionMin,
+            versionMax,
+            inputRows,
+            invalidCount,
+            validCount - collapsedCount,
+            conflictsInBatch,
+            conflictsWithTarget,
+            quarantined,
+            notes);
+      }
       Dataset<Row> latest = BatchPreparation.latestPerKey(clean, contract);
       // Checkpointed, not cached: the MERGE into silver invalidates every cached plan that read
       // silver, and a recomputed plan would see the batch's own writes (a revived key would then
@@ -202,6 +233,53 @@ public final class SilverBatchProcessor {
         cached.get(i).unpersist();
       }
     }
+  }
+
+  private BatchReport applyHistory(
+      Dataset<Row> clean,
+      Dataset<Row> stored,
+      String runId,
+      long batchId,
+      Timestamp startedAt,
+      long started,
+      Long versionMin,
+      Long versionMax,
+      long inputRows,
+      long invalidCount,
+      long collapsedInBatch,
+      long conflictsInBatch,
+      long conflictsWithTarget,
+      long quarantined,
+      List<String> notes) {
+    HistoryWriter.Applied applied = history.apply(clean, stored);
+    if (applied.retriesOfStored() > 0) {
+      notes.add(
+          applied.retriesOfStored() + " event(s) already in the history: exact retries, no change");
+    }
+    BatchReport report =
+        new BatchReport(
+            runId,
+            batchId,
+            BatchReport.APPLIED,
+            versionMin,
+            versionMax,
+            inputRows,
+            invalidCount,
+            collapsedInBatch + applied.retriesOfStored(),
+            applied.newEvents(),
+            conflictsInBatch,
+            conflictsWithTarget,
+            0,
+            0,
+            applied.inserted(),
+            applied.updated(),
+            applied.deleted(),
+            quarantined,
+            seconds(started),
+            List.copyOf(notes.subList(0, Math.min(MAX_NOTES, notes.size()))));
+    RunLog.append(spark, tables, report, contract.ruleVersion(), startedAt, null);
+    LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
+    return report;
   }
 
   /** Bronze read as a change feed carries its commit version; a plain read gets null. */

@@ -48,6 +48,11 @@ public final class SilverContract {
   /** When silver applied the version stored. */
   public static final String APPLIED_AT = "__applied_at";
 
+  /** History tables: the sequence at which a version starts, and ends (null: current). */
+  public static final String START_AT = "__START_AT";
+
+  public static final String END_AT = "__END_AT";
+
   /** Working columns, never written to silver. */
   static final String SEQ = "__seq";
 
@@ -190,6 +195,68 @@ public final class SilverContract {
         .add(SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
         .add("__deleted_at", DataTypes.TimestampType, true);
+  }
+
+  /** True for a history table (SCD type 2). */
+  public boolean isHistory() {
+    return silver.storedAsScdType() == 2;
+  }
+
+  /** History tables: the columns whose change opens a new version. */
+  public List<String> trackedColumns() {
+    return pipeline.trackedColumns();
+  }
+
+  /** The type of {@code __START_AT} and {@code __END_AT}: the sequence's, a struct for several. */
+  public DataType sequenceType() {
+    if (sequenceBy().size() == 1) {
+      return schema.apply(sequenceBy().get(0)).dataType();
+    }
+    StructType struct = new StructType();
+    for (String c : sequenceBy()) {
+      // Nullable inside: Delta checks nested NOT NULL even when __END_AT itself is null.
+      struct = struct.add(c, schema.apply(c).dataType(), true);
+    }
+    return struct;
+  }
+
+  /** A history table's schema: business columns, the version interval, replaysafe's columns. */
+  public StructType historySchema() {
+    StructType result = new StructType();
+    for (String c : silverColumns) {
+      StructField f = schema.apply(c);
+      result = result.add(f.name(), f.dataType(), true);
+    }
+    return result
+        .add(START_AT, sequenceType(), false)
+        .add(END_AT, sequenceType(), true)
+        .add(PAYLOAD_HASH, DataTypes.StringType, false)
+        .add(SOURCE_FILE, DataTypes.StringType, true)
+        .add(BRONZE_VERSION, DataTypes.LongType, true)
+        .add(APPLIED_AT, DataTypes.TimestampType, true);
+  }
+
+  /**
+   * History tables keep every applied event (one per key and sequence), so a late event can be
+   * placed between stored versions and a replay recognised as one.
+   */
+  public StructType eventsSchema() {
+    StructType result = new StructType();
+    for (String c : pipeline.businessColumns()) {
+      if (silverColumns.contains(c) || silver.identityColumns().contains(c)) {
+        StructField f = schema.apply(c);
+        result = result.add(f.name(), f.dataType(), true);
+      }
+    }
+    return result
+        .add(IS_DELETE, DataTypes.BooleanType, false)
+        .add(PAYLOAD_HASH, DataTypes.StringType, false)
+        .add(SOURCE_FILE, DataTypes.StringType, true)
+        .add(BRONZE_VERSION, DataTypes.LongType, true);
+  }
+
+  public String eventsPath() {
+    return silver.path() + "_events";
   }
 
   public String tombstonePath() {

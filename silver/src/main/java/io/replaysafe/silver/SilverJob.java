@@ -92,7 +92,7 @@ public final class SilverJob {
     } catch (java.util.concurrent.TimeoutException e) {
       throw failure(e);
     }
-    long purged = purgeTombstones(tables, contract);
+    long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
     SilverResult result =
         new SilverResult(
             config.name(),

@@ -63,8 +63,13 @@ public final class SilverTables {
   }
 
   public void ensureExist() {
-    create(contract.silver().path(), contract.silverSchema(), "current state (SCD type 1)");
-    create(contract.tombstonePath(), contract.tombstoneSchema(), "tombstones of deleted keys");
+    if (contract.isHistory()) {
+      create(contract.silver().path(), contract.historySchema(), "history (SCD type 2)");
+      create(contract.eventsPath(), contract.eventsSchema(), "applied events of the history");
+    } else {
+      create(contract.silver().path(), contract.silverSchema(), "current state (SCD type 1)");
+      create(contract.tombstonePath(), contract.tombstoneSchema(), "tombstones of deleted keys");
+    }
     create(contract.silver().quarantinePath(), QUARANTINE_SCHEMA, "quarantined rows");
     create(contract.silver().runsPath(), RUNS_SCHEMA, "silver run log");
   }
@@ -84,6 +89,14 @@ public final class SilverTables {
 
   public Dataset<Row> tombstones() {
     return spark.read().format("delta").load(contract.tombstonePath());
+  }
+
+  public Dataset<Row> events() {
+    return spark.read().format("delta").load(contract.eventsPath());
+  }
+
+  public DeltaTable eventsTable() {
+    return DeltaTable.forPath(spark, contract.eventsPath());
   }
 
   public DeltaTable silverTable() {

@@ -146,6 +146,26 @@ public record PipelineConfig(
       s.columnList().forEach(c -> requireColumn("silver.columnList", c, known));
     }
     s.exceptColumnList().forEach(c -> requireColumn("silver.exceptColumnList", c, known));
+    if (s.trackHistoryColumnList() != null) {
+      s.trackHistoryColumnList()
+          .forEach(c -> requireColumn("silver.trackHistoryColumnList", c, known));
+    }
+    s.trackHistoryExceptColumnList()
+        .forEach(c -> requireColumn("silver.trackHistoryExceptColumnList", c, known));
+  }
+
+  /**
+   * History tables: the columns whose change opens a new version (AUTO CDC's track history
+   * columns). Default: every silver column that is not a key or sequence.
+   */
+  public List<String> trackedColumns() {
+    SilverConfig s = requireSilver();
+    List<String> candidates =
+        silverColumns().stream().filter(c -> !s.identityColumns().contains(c)).toList();
+    if (s.trackHistoryColumnList() != null) {
+      return candidates.stream().filter(s.trackHistoryColumnList()::contains).toList();
+    }
+    return candidates.stream().filter(c -> !s.trackHistoryExceptColumnList().contains(c)).toList();
   }
 
   private static void requireColumn(String where, String column, List<String> known) {

@@ -39,7 +39,9 @@ public record SilverConfig(
     Policy onConflict,
     Policy onInvalid,
     Duration tombstoneRetention,
-    boolean ignoreNullUpdates) {
+    boolean ignoreNullUpdates,
+    List<String> trackHistoryColumnList,
+    List<String> trackHistoryExceptColumnList) {
 
   public static final int FLOAT_SCALE_DEFAULT = 6;
   public static final Duration TOMBSTONE_RETENTION_DEFAULT = Duration.ofDays(30);
@@ -62,7 +64,15 @@ public record SilverConfig(
       @JsonProperty("onConflict") Policy onConflict,
       @JsonProperty("onInvalid") Policy onInvalid,
       @JsonProperty("tombstoneRetention") String tombstoneRetention,
-      @JsonProperty("ignoreNullUpdates") Boolean ignoreNullUpdates) {
+      @JsonProperty("ignoreNullUpdates") Boolean ignoreNullUpdates,
+      @JsonProperty("trackHistoryColumnList") List<String> trackHistoryColumnList,
+      @JsonProperty("trackHistoryExceptColumnList") List<String> trackHistoryExceptColumnList,
+      @JsonProperty("applyAsTruncates") String applyAsTruncates) {
+    if (applyAsTruncates != null) {
+      throw new ConfigException(
+          "silver.applyAsTruncates is not available in this version: replaysafe does not yet"
+              + " implement AUTO CDC's sequence-aware truncate; remove the key");
+    }
     String silverPath = StoragePaths.normalize("silver.path", path);
     if (keys == null || keys.isEmpty()) {
       throw new ConfigException("silver.keys is missing; list the column(s) that identify a row");
@@ -94,7 +104,11 @@ public record SilverConfig(
         tombstoneRetention == null
             ? TOMBSTONE_RETENTION_DEFAULT
             : parseDuration("silver.tombstoneRetention", tombstoneRetention),
-        ignoreNullUpdates != null && ignoreNullUpdates);
+        ignoreNullUpdates != null && ignoreNullUpdates,
+        trackHistoryColumnList == null ? null : List.copyOf(trackHistoryColumnList),
+        trackHistoryExceptColumnList == null
+            ? List.of()
+            : List.copyOf(trackHistoryExceptColumnList));
   }
 
   public SilverConfig {
@@ -104,9 +118,15 @@ public record SilverConfig(
     if (storedAsScdType != 1 && storedAsScdType != 2) {
       throw new ConfigException("silver.storedAsScdType " + storedAsScdType + " must be 1 or 2");
     }
-    if (storedAsScdType == 2) {
+    if (trackHistoryColumnList != null && !trackHistoryExceptColumnList.isEmpty()) {
       throw new ConfigException(
-          "silver.storedAsScdType 2 (history tables) is not available in this version; use 1");
+          "silver sets both trackHistoryColumnList and trackHistoryExceptColumnList; keep one");
+    }
+    if (storedAsScdType == 1
+        && (trackHistoryColumnList != null || !trackHistoryExceptColumnList.isEmpty())) {
+      throw new ConfigException(
+          "silver.trackHistoryColumnList / trackHistoryExceptColumnList apply to history tables"
+              + " only; set storedAsScdType: 2 or remove them");
     }
     if (columnList != null && !exceptColumnList.isEmpty()) {
       throw new ConfigException(
