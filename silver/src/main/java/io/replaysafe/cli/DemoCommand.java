@@ -37,6 +37,12 @@ final class DemoCommand implements Callable<Integer> {
   static final String LANDING_BUCKET = "landing";
   static final String LAKE_BUCKET = "lake";
 
+  @picocli.CommandLine.Option(
+      names = "--scd2",
+      description =
+          "Write a history table (storedAsScdType: 2) and show a late event placed in the past.")
+  boolean scd2;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -46,7 +52,7 @@ final class DemoCommand implements Callable<Integer> {
         EmbeddedS3Server.start(0, List.of(LANDING_BUCKET, LAKE_BUCKET))) {
       server.credentials().installAsSystemProperties();
       out.println("Embedded S3 endpoint on " + server.endpoint() + " (in memory)");
-      PipelineConfig pipeline = demoPipeline(server.endpoint().toString());
+      PipelineConfig pipeline = demoPipeline(server.endpoint().toString(), scd2);
       StorageConfig storage = pipeline.storage().orElseThrow();
       SparkSession spark = SparkSessions.getOrCreate("replaysafe-demo");
 
@@ -64,11 +70,17 @@ final class DemoCommand implements Callable<Integer> {
       land(storage, DemoData.secondDelivery(), out);
       silverRuns.add(runOnce(pipeline, spark, out));
 
-      out.println("\nSilver (current state):");
+      List<String> order = new ArrayList<>(pipeline.requireSilver().keys());
+      if (scd2) {
+        out.println("\n== Delivery 3 (a late event, older than every stored version of 106)");
+        land(storage, DemoData.lateDelivery(), out);
+        silverRuns.add(runOnce(pipeline, spark, out));
+        order.add(io.replaysafe.silver.SilverContract.START_AT);
+      }
+
+      out.println(scd2 ? "\nSilver (history, SCD type 2):" : "\nSilver (current state):");
       JsonLinesExport.write(
-          spark.read().format("delta").load(pipeline.requireSilver().path()),
-          pipeline.requireSilver().keys(),
-          out);
+          spark.read().format("delta").load(pipeline.requireSilver().path()), order, out);
       out.println("Quarantine:");
       JsonLinesExport.write(
           spark
@@ -125,10 +137,13 @@ final class DemoCommand implements Callable<Integer> {
         + " key(s) deleted (tombstones kept).";
   }
 
-  static PipelineConfig demoPipeline(String endpoint) throws IOException {
+  static PipelineConfig demoPipeline(String endpoint, boolean history) throws IOException {
     try (InputStream in = DemoCommand.class.getResourceAsStream("demo-orders.yaml")) {
       String yaml =
           new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("${endpoint}", endpoint);
+      if (history) {
+        yaml = yaml.replace("storedAsScdType: 1", "storedAsScdType: 2");
+      }
       return ConfigLoader.parse("demo-orders.yaml", yaml);
     }
   }

@@ -56,6 +56,16 @@ final class DemoData {
     return files;
   }
 
+  /** History demo only: a late event older than every stored version of order 106. */
+  static Map<String, List<String>> lateDelivery() {
+    Map<String, List<String>> files = new LinkedHashMap<>();
+    files.put(
+        "orders/2026-12-01/orders-0004.json",
+        List.of(
+            "{\"order_id\":106,\"source_version\":0,\"status\":\"Quoted\",\"op\":\"UPSERT\",\"amount\":12.0}"));
+    return files;
+  }
+
   static String body(List<String> lines) {
     return String.join("\n", lines) + "\n";
   }

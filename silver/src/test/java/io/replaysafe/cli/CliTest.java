@@ -132,6 +132,30 @@ class CliTest extends SparkTestBase {
   }
 
   @Test
+  void historyDemoPlacesALateEventInThePast() {
+    Outcome demo = run("demo", "--scd2");
+    assertThat(demo.exitCode()).as(demo.err()).isEqualTo(0);
+    String history = demo.out().substring(demo.out().indexOf("Silver (history, SCD type 2):"));
+    assertThat(
+            history
+                .lines()
+                .skip(1)
+                .limit(5)
+                .map(l -> l.substring(0, l.indexOf(",\"__payload_hash"))))
+        .containsExactly(
+            "{\"order_id\":101,\"source_version\":1,\"status\":\"Created\",\"amount\":20.5,\"__START_AT\":1,\"__END_AT\":2",
+            "{\"order_id\":101,\"source_version\":2,\"status\":\"Shipped\",\"amount\":20.5,\"__START_AT\":2,\"__END_AT\":null",
+            "{\"order_id\":102,\"source_version\":1,\"status\":\"Created\",\"amount\":7.25,\"__START_AT\":1,\"__END_AT\":null",
+            "{\"order_id\":103,\"source_version\":1,\"status\":null,\"amount\":3.0,\"__START_AT\":1,\"__END_AT\":2",
+            "{\"order_id\":103,\"source_version\":2,\"status\":\"Paid\",\"amount\":3.0,\"__START_AT\":2,\"__END_AT\":3");
+    assertThat(history)
+        .contains(
+            "{\"order_id\":106,\"source_version\":0,\"status\":\"Quoted\",\"amount\":12.0,\"__START_AT\":0,\"__END_AT\":1")
+        .contains(
+            "{\"order_id\":106,\"source_version\":1,\"status\":\"Created\",\"amount\":12.0,\"__START_AT\":1,\"__END_AT\":null");
+  }
+
+  @Test
   void runChainsBronzeAndSilverAndExitsOneWhenABatchIsRejected() throws Exception {
     Files.createDirectories(dir.resolve("landing"));
     Files.writeString(
