@@ -8,6 +8,7 @@ import static io.replaysafe.silver.SilverContract.ACTION;
 import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
 import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
 import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
+import static io.replaysafe.silver.SilverContract.SEQ;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
@@ -43,6 +44,7 @@ public final class SilverBatchProcessor {
   private final SilverTables tables;
   private final SilverWriter writer;
   private final HistoryWriter history;
+  private final Truncates truncates;
 
   public SilverBatchProcessor(SparkSession spark, SilverContract contract, SilverTables tables) {
     this.spark = spark;
@@ -50,6 +52,7 @@ public final class SilverBatchProcessor {
     this.tables = tables;
     this.writer = new SilverWriter(tables, contract);
     this.history = new HistoryWriter(tables, contract);
+    this.truncates = new Truncates(spark, contract);
   }
 
   /** Processes one batch of bronze rows; returns null for an empty batch. */
@@ -58,11 +61,19 @@ public final class SilverBatchProcessor {
     Timestamp startedAt = new Timestamp(System.currentTimeMillis());
     List<Dataset<?>> cached = new ArrayList<>();
     try {
-      Dataset<Row> prepared =
-          cache(
-              BatchPreparation.validate(
-                  BatchPreparation.identity(withCommitVersion(bronzeBatch), contract), contract),
-              cached);
+      Dataset<Row> identified = BatchPreparation.identity(withCommitVersion(bronzeBatch), contract);
+      Dataset<Row> truncateRows = null;
+      if (truncates.enabled()) {
+        // Truncate events are table-wide: they carry no key and are not validated as key events.
+        identified =
+            cache(identified.withColumn(Truncates.IS_TRUNCATE, truncates.isTruncate()), cached);
+        truncateRows = identified.where(col(Truncates.IS_TRUNCATE).and(col(SEQ).isNotNull()));
+        identified =
+            identified.where(
+                org.apache.spark.sql.functions.not(
+                    col(Truncates.IS_TRUNCATE).and(col(SEQ).isNotNull())));
+      }
+      Dataset<Row> prepared = cache(BatchPreparation.validate(identified, contract), cached);
       // One pass for the batch's size, its invalid rows and its bronze versions.
       Row totals =
           prepared
@@ -72,7 +83,8 @@ public final class SilverBatchProcessor {
                   min(COMMIT_VERSION),
                   max(COMMIT_VERSION))
               .first();
-      long inputRows = totals.getLong(0);
+      long truncateCount = truncateRows == null ? 0 : truncateRows.count();
+      long inputRows = totals.getLong(0) + truncateCount;
       if (inputRows == 0) {
         return null;
       }
@@ -181,6 +193,17 @@ public final class SilverBatchProcessor {
             quarantined,
             notes);
       }
+      long olderThanTruncate = 0;
+      if (truncates.enabled()) {
+        Row watermark = truncates.apply(truncateRows, tables);
+        if (truncateCount > 0) {
+          notes.add(
+              truncateCount + " truncate event(s); rows older than " + watermark + " removed");
+        }
+        Dataset<Row> kept = truncates.notOlderThan(clean, watermark);
+        olderThanTruncate = clean.count() - kept.count();
+        clean = kept;
+      }
       Dataset<Row> latest = BatchPreparation.latestPerKey(clean, contract);
       // Checkpointed, not cached: the MERGE into silver invalidates every cached plan that read
       // silver, and a recomputed plan would see the batch's own writes (a revived key would then
@@ -191,8 +214,8 @@ public final class SilverBatchProcessor {
         actions.put(r.getString(0), r.getLong(1));
       }
       long distinctKeys = actions.values().stream().mapToLong(Long::longValue).sum();
-      long cleanCount = conflicted == null ? collapsedCount : clean.count();
-      long olderIgnored = actions.getOrDefault(MergePlan.OLDER, 0L);
+      long cleanCount = conflicted == null && !truncates.enabled() ? collapsedCount : clean.count();
+      long olderIgnored = actions.getOrDefault(MergePlan.OLDER, 0L) + olderThanTruncate;
       long retriesOfStored = actions.getOrDefault(MergePlan.RETRY, 0L);
       if (olderIgnored
               + retriesOfStored

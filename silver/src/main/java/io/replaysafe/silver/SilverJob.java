@@ -55,6 +55,10 @@ public final class SilverJob {
               + " yet. Run 'replaysafe bronze' (or 'replaysafe run') first.");
     }
     tables.ensureExist();
+    Truncates truncates = new Truncates(spark, contract);
+    if (truncates.enabled()) {
+      truncates.ensureExists();
+    }
     SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
 

@@ -33,6 +33,7 @@ public record SilverConfig(
     List<String> payloadColumns,
     int floatScale,
     Optional<String> applyAsDeletes,
+    Optional<String> applyAsTruncates,
     List<String> columnList,
     List<String> exceptColumnList,
     int storedAsScdType,
@@ -68,11 +69,7 @@ public record SilverConfig(
       @JsonProperty("trackHistoryColumnList") List<String> trackHistoryColumnList,
       @JsonProperty("trackHistoryExceptColumnList") List<String> trackHistoryExceptColumnList,
       @JsonProperty("applyAsTruncates") String applyAsTruncates) {
-    if (applyAsTruncates != null) {
-      throw new ConfigException(
-          "silver.applyAsTruncates is not available in this version: replaysafe does not yet"
-              + " implement AUTO CDC's sequence-aware truncate; remove the key");
-    }
+
     String silverPath = StoragePaths.normalize("silver.path", path);
     if (keys == null || keys.isEmpty()) {
       throw new ConfigException("silver.keys is missing; list the column(s) that identify a row");
@@ -96,6 +93,7 @@ public record SilverConfig(
         payloadColumns == null ? null : List.copyOf(payloadColumns),
         floatScale == null ? FLOAT_SCALE_DEFAULT : floatScale,
         Optional.ofNullable(applyAsDeletes).filter(s -> !s.isBlank()),
+        Optional.ofNullable(applyAsTruncates).filter(s -> !s.isBlank()),
         columnList == null ? null : List.copyOf(columnList),
         exceptColumnList == null ? List.of() : List.copyOf(exceptColumnList),
         storedAsScdType == null ? 1 : storedAsScdType,
@@ -117,6 +115,11 @@ public record SilverConfig(
     }
     if (storedAsScdType != 1 && storedAsScdType != 2) {
       throw new ConfigException("silver.storedAsScdType " + storedAsScdType + " must be 1 or 2");
+    }
+    if (storedAsScdType == 2 && applyAsTruncates.isPresent()) {
+      throw new ConfigException(
+          "silver.applyAsTruncates is supported for storedAsScdType 1 only (as in AUTO CDC);"
+              + " remove it or use a current-state table");
     }
     if (trackHistoryColumnList != null && !trackHistoryExceptColumnList.isEmpty()) {
       throw new ConfigException(
