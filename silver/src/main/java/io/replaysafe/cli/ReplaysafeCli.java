@@ -24,6 +24,11 @@ import picocli.CommandLine.Command;
       ExportCommand.class,
       S3ServerCommand.class,
       DemoCommand.class,
+      OpsCommands.RepairCommand.class,
+      OpsCommands.ReconcileCommand.class,
+      OpsCommands.CheckCommand.class,
+      OpsCommands.StatusCommand.class,
+      OpsCommands.QuarantineCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class ReplaysafeCli implements Runnable {

@@ -163,7 +163,10 @@ public final class Quarantine {
         lit(batchId).as("silver_batch_id"),
         lit(runId).as("run_id"),
         current_timestamp().as("quarantined_at"),
-        lit("OPEN").as("status"));
+        lit("OPEN").as("status"),
+        lit(null).cast("string").as("decided_by"),
+        lit(null).cast("string").as("decision"),
+        lit(null).cast("timestamp").as("decided_at"));
   }
 
   /** Insert-if-absent, so replays add nothing. Returns how many rows were new. */

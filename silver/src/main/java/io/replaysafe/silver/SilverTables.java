@@ -28,7 +28,10 @@ public final class SilverTables {
           .add("silver_batch_id", DataTypes.LongType, false)
           .add("run_id", DataTypes.StringType, false)
           .add("quarantined_at", DataTypes.TimestampType, false)
-          .add("status", DataTypes.StringType, false);
+          .add("status", DataTypes.StringType, false)
+          .add("decided_by", DataTypes.StringType, true)
+          .add("decision", DataTypes.StringType, true)
+          .add("decided_at", DataTypes.TimestampType, true);
 
   public static final StructType RUNS_SCHEMA =
       new StructType()

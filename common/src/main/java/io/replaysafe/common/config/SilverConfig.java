@@ -192,7 +192,8 @@ public record SilverConfig(
   private static final Pattern DURATION =
       Pattern.compile("^\\s*(\\d+)\\s*(second|minute|hour|day|week)s?\\s*$");
 
-  static Duration parseDuration(String where, String text) {
+  /** Parses "30 days", "2 hours"; {@code where} names the option in the error. */
+  public static Duration parseDuration(String where, String text) {
     Matcher m = DURATION.matcher(text.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
       throw new ConfigException(
