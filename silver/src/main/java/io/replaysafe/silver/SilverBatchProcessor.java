@@ -176,22 +176,34 @@ public final class SilverBatchProcessor {
       }
 
       if (contract.isHistory()) {
-        return applyHistory(
-            clean,
-            targetState,
-            runId,
-            batchId,
-            startedAt,
-            started,
-            versionMin,
-            versionMax,
-            inputRows,
-            invalidCount,
-            validCount - collapsedCount,
-            conflictsInBatch,
-            conflictsWithTarget,
-            quarantined,
-            notes);
+        HistoryWriter.Applied applied = history.apply(clean, targetState);
+        if (applied.retriesOfStored() > 0) {
+          notes.add(
+              applied.retriesOfStored()
+                  + " event(s) already in the history: exact retries, no change");
+        }
+        return finish(
+            new BatchReport(
+                runId,
+                batchId,
+                BatchReport.APPLIED,
+                versionMin,
+                versionMax,
+                inputRows,
+                invalidCount,
+                validCount - collapsedCount + applied.retriesOfStored(),
+                applied.newEvents(),
+                conflictsInBatch,
+                conflictsWithTarget,
+                0,
+                0,
+                applied.inserted(),
+                applied.updated(),
+                applied.deleted(),
+                quarantined,
+                seconds(started),
+                firstNotes(notes)),
+            startedAt);
       }
       long olderThanTruncate = 0;
       if (truncates.enabled()) {
@@ -226,7 +238,7 @@ public final class SilverBatchProcessor {
       }
 
       SilverWriter.Applied applied = writer.apply(plan, actions);
-      BatchReport report =
+      return finish(
           new BatchReport(
               runId,
               batchId,
@@ -246,10 +258,8 @@ public final class SilverBatchProcessor {
               applied.deleted(),
               quarantined,
               seconds(started),
-              List.copyOf(notes.subList(0, Math.min(MAX_NOTES, notes.size()))));
-      RunLog.append(spark, tables, report, contract.ruleVersion(), startedAt, null);
-      LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
-      return report;
+              firstNotes(notes)),
+          startedAt);
     } finally {
       // Newest first: uncaching a dataset that later caches depend on makes Spark re-plan them.
       for (int i = cached.size() - 1; i >= 0; i--) {
@@ -258,51 +268,15 @@ public final class SilverBatchProcessor {
     }
   }
 
-  private BatchReport applyHistory(
-      Dataset<Row> clean,
-      Dataset<Row> stored,
-      String runId,
-      long batchId,
-      Timestamp startedAt,
-      long started,
-      Long versionMin,
-      Long versionMax,
-      long inputRows,
-      long invalidCount,
-      long collapsedInBatch,
-      long conflictsInBatch,
-      long conflictsWithTarget,
-      long quarantined,
-      List<String> notes) {
-    HistoryWriter.Applied applied = history.apply(clean, stored);
-    if (applied.retriesOfStored() > 0) {
-      notes.add(
-          applied.retriesOfStored() + " event(s) already in the history: exact retries, no change");
-    }
-    BatchReport report =
-        new BatchReport(
-            runId,
-            batchId,
-            BatchReport.APPLIED,
-            versionMin,
-            versionMax,
-            inputRows,
-            invalidCount,
-            collapsedInBatch + applied.retriesOfStored(),
-            applied.newEvents(),
-            conflictsInBatch,
-            conflictsWithTarget,
-            0,
-            0,
-            applied.inserted(),
-            applied.updated(),
-            applied.deleted(),
-            quarantined,
-            seconds(started),
-            List.copyOf(notes.subList(0, Math.min(MAX_NOTES, notes.size()))));
+  /** Logs an applied batch in the run log and the job's log. */
+  private BatchReport finish(BatchReport report, Timestamp startedAt) {
     RunLog.append(spark, tables, report, contract.ruleVersion(), startedAt, null);
     LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
     return report;
+  }
+
+  private static List<String> firstNotes(List<String> notes) {
+    return List.copyOf(notes.subList(0, Math.min(MAX_NOTES, notes.size())));
   }
 
   /** Bronze read as a change feed carries its commit version; a plain read gets null. */

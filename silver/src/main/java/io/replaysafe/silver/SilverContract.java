@@ -169,14 +169,28 @@ public final class SilverContract {
         .collect(Collectors.joining(" AND "));
   }
 
-  /** The silver table's schema: business columns, then replaysafe's columns. */
-  public StructType silverSchema() {
+  /** The business columns silver stores, all nullable, in schema order. */
+  private StructType businessSchema() {
     StructType result = new StructType();
     for (String c : silverColumns) {
       StructField f = schema.apply(c);
       result = result.add(f.name(), f.dataType(), true);
     }
-    return result
+    return result;
+  }
+
+  /**
+   * SQL for the sequence of the row aliased {@code alias}, comparable with {@code <} and {@code >}.
+   */
+  public String sequenceSql(String alias) {
+    return sequenceBy().stream()
+        .map(c -> alias + "." + q(c) + " AS " + q(c))
+        .collect(Collectors.joining(", ", "struct(", ")"));
+  }
+
+  /** The silver table's schema: business columns, then replaysafe's columns. */
+  public StructType silverSchema() {
+    return businessSchema()
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
         .add(SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
@@ -222,12 +236,7 @@ public final class SilverContract {
 
   /** A history table's schema: business columns, the version interval, replaysafe's columns. */
   public StructType historySchema() {
-    StructType result = new StructType();
-    for (String c : silverColumns) {
-      StructField f = schema.apply(c);
-      result = result.add(f.name(), f.dataType(), true);
-    }
-    return result
+    return businessSchema()
         .add(START_AT, sequenceType(), false)
         .add(END_AT, sequenceType(), true)
         .add(PAYLOAD_HASH, DataTypes.StringType, false)

@@ -131,20 +131,6 @@ public final class SilverWriter {
 
   /** SQL: the sequence of {@code a} is strictly greater than that of {@code b}. */
   String newer(String a, String b) {
-    return struct(a) + " > " + struct(b);
-  }
-
-  private String struct(String alias) {
-    StringBuilder sb = new StringBuilder("struct(");
-    for (int i = 0; i < contract.sequenceBy().size(); i++) {
-      String c = contract.sequenceBy().get(i);
-      sb.append(i == 0 ? "" : ", ")
-          .append(alias)
-          .append('.')
-          .append(q(c))
-          .append(" AS ")
-          .append(q(c));
-    }
-    return sb.append(')').toString();
+    return contract.sequenceSql(a) + " > " + contract.sequenceSql(b);
   }
 }

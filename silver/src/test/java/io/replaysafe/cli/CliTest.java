@@ -3,9 +3,6 @@ package io.replaysafe.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.testing.SparkTestBase;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -15,18 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 class CliTest extends SparkTestBase {
   @TempDir Path dir;
 
-  record Outcome(int exitCode, String out, String err) {}
-
-  static Outcome run(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        ReplaysafeCli.commandLine(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8))
-            .execute(args);
-    return new Outcome(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  static CliRunner.Outcome run(String... args) {
+    return CliRunner.run(args);
   }
 
   @Test
@@ -36,7 +23,7 @@ class CliTest extends SparkTestBase {
         file,
         "name: x\nsource:\n  path: /l\n  schema: \"a INT\"\n  rescueDataColumn: r\nbronze:\n"
             + "  path: /b\n  checkpoint: /c\n");
-    Outcome outcome = run("bronze", "--config", file.toString());
+    CliRunner.Outcome outcome = run("bronze", "--config", file.toString());
     assertThat(outcome.exitCode()).isEqualTo(2);
     assertThat(outcome.err())
         .startsWith(
@@ -45,7 +32,7 @@ class CliTest extends SparkTestBase {
 
   @Test
   void missingConfigFileExitsWithUsageCode() {
-    Outcome outcome = run("bronze", "--config", dir.resolve("nope.yaml").toString());
+    CliRunner.Outcome outcome = run("bronze", "--config", dir.resolve("nope.yaml").toString());
     assertThat(outcome.exitCode()).isEqualTo(2);
     assertThat(outcome.err()).contains("it does not exist; check the --config path");
   }
@@ -72,14 +59,14 @@ class CliTest extends SparkTestBase {
             + dir.resolve("ckpt")
             + "\n");
 
-    Outcome bronze = run("bronze", "--config", file.toString(), "--json");
+    CliRunner.Outcome bronze = run("bronze", "--config", file.toString(), "--json");
     assertThat(bronze.exitCode()).isEqualTo(0);
     assertThat(bronze.out())
         .startsWith(
             "{\"layer\":\"bronze\",\"pipeline\":\"cli\",\"batches\":1,\"files\":1,\"rows\":2,"
                 + "\"rescuedRows\":1,\"corruptRows\":0,\"bronzeVersion\":1,\"seconds\":");
 
-    Outcome export = run("export", "--config", file.toString(), "--layer", "bronze");
+    CliRunner.Outcome export = run("export", "--config", file.toString(), "--layer", "bronze");
     assertThat(export.exitCode()).isEqualTo(0);
     String uri = "file:" + landing.resolve("a.json");
     assertThat(export.out().lines().toList())
@@ -100,7 +87,7 @@ class CliTest extends SparkTestBase {
 
   @Test
   void demoRunsEndToEndOnTheEmbeddedEndpoint() {
-    Outcome demo = run("demo");
+    CliRunner.Outcome demo = run("demo");
     assertThat(demo.exitCode()).as(demo.err()).isEqualTo(0);
     assertThat(demo.out())
         .contains(
@@ -133,7 +120,7 @@ class CliTest extends SparkTestBase {
 
   @Test
   void historyDemoPlacesALateEventInThePast() {
-    Outcome demo = run("demo", "--scd2");
+    CliRunner.Outcome demo = run("demo", "--scd2");
     assertThat(demo.exitCode()).as(demo.err()).isEqualTo(0);
     String history = demo.out().substring(demo.out().indexOf("Silver (history, SCD type 2):"));
     assertThat(
@@ -176,13 +163,13 @@ class CliTest extends SparkTestBase {
             + dir.resolve("ckpt/silver")
             + "\n  keys: [id]\n  sequenceBy: [seq]\n");
 
-    Outcome rejected = run("run", "--config", file.toString());
+    CliRunner.Outcome rejected = run("run", "--config", file.toString());
     assertThat(rejected.exitCode()).isEqualTo(1);
     assertThat(rejected.err())
         .startsWith("replaysafe: Cannot merge batch 0 into silver " + dir.resolve("silver"))
         .contains("key 1 sequence 1 has 2 different payloads in batch 0");
 
-    Outcome runs = run("export", "--config", file.toString(), "--layer", "runs");
+    CliRunner.Outcome runs = run("export", "--config", file.toString(), "--layer", "runs");
     assertThat(runs.exitCode()).isEqualTo(0);
     assertThat(runs.out().lines()).singleElement().asString().contains("\"status\":\"REJECTED\"");
 
@@ -190,14 +177,16 @@ class CliTest extends SparkTestBase {
         dir.resolve("p2.yaml"),
         Files.readString(file)
             .replace("sequenceBy: [seq]", "sequenceBy: [seq]\n  onConflict: quarantine"));
-    Outcome quarantined = run("run", "--config", dir.resolve("p2.yaml").toString(), "--json");
+    CliRunner.Outcome quarantined =
+        run("run", "--config", dir.resolve("p2.yaml").toString(), "--json");
     assertThat(quarantined.exitCode()).as(quarantined.err()).isEqualTo(0);
     assertThat(quarantined.out())
         .startsWith("{\"bronze\":{\"layer\":\"bronze\",\"pipeline\":\"runs\",\"batches\":0,")
         .contains(
             "\"silver\":{\"layer\":\"silver\",\"pipeline\":\"runs\",\"batches\":1,\"inputRows\":2,")
         .contains("\"quarantined\":2,");
-    Outcome quarantine = run("export", "--config", file.toString(), "--layer", "quarantine");
+    CliRunner.Outcome quarantine =
+        run("export", "--config", file.toString(), "--layer", "quarantine");
     assertThat(quarantine.out().lines())
         .hasSize(2)
         .allSatisfy(l -> assertThat(l).contains("\"reason\":\"CONFLICT_IN_BATCH\""));

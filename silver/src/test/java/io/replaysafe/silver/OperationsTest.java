@@ -3,11 +3,8 @@ package io.replaysafe.silver;
 import static io.replaysafe.silver.SilverHarness.order;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.replaysafe.cli.ReplaysafeCli;
+import io.replaysafe.cli.CliRunner;
 import io.replaysafe.common.testing.SparkTestBase;
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -17,40 +14,12 @@ import org.junit.jupiter.api.io.TempDir;
 class OperationsTest extends SparkTestBase {
   @TempDir Path dir;
 
-  record Outcome(int exitCode, String out, String err) {}
-
-  Outcome cli(String... args) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream();
-    ByteArrayOutputStream err = new ByteArrayOutputStream();
-    int code =
-        ReplaysafeCli.commandLine(
-                new PrintStream(out, true, StandardCharsets.UTF_8),
-                new PrintStream(err, true, StandardCharsets.UTF_8))
-            .execute(args);
-    return new Outcome(
-        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+  static CliRunner.Outcome cli(String... args) {
+    return CliRunner.run(args);
   }
 
   Path pipelineFile(SilverHarness p, String extraSilver) throws Exception {
-    Path file = dir.resolve("pipeline.yaml");
-    Files.writeString(
-        file,
-        "name: orders\nsource:\n  path: "
-            + dir.resolve("landing")
-            + "\n  schema: \""
-            + SilverHarness.ORDERS_SCHEMA
-            + "\"\nbronze:\n  path: "
-            + dir.resolve("bronze")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/bronze")
-            + "\nsilver:\n  path: "
-            + dir.resolve("silver")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/silver")
-            + "\n  keys: [order_id]\n  sequenceBy: [source_version]\n  applyAsDeletes: \"op = 'DELETE'\"\n"
-            + "  exceptColumnList: [op]\n"
-            + extraSilver);
-    return file;
+    return p.writePipelineFile(extraSilver);
   }
 
   @Test
@@ -67,7 +36,8 @@ class OperationsTest extends SparkTestBase {
             + "` SET source_version = 1, status = 'Created',"
             + " __payload_hash = sha2(to_json(named_struct('status', 'Created', 'op', 'UPSERT')), 256)");
 
-    Outcome repair = cli("repair", "--config", pipelineFile(p, "").toString(), "--keys", "1");
+    CliRunner.Outcome repair =
+        cli("repair", "--config", pipelineFile(p, "").toString(), "--keys", "1");
 
     assertThat(repair.exitCode()).as(repair.err()).isZero();
     assertThat(repair.out())
@@ -85,7 +55,7 @@ class OperationsTest extends SparkTestBase {
     Path keys = Files.writeString(dir.resolve("source-keys.txt"), "1\n3\n");
     Path config = pipelineFile(p, "");
 
-    Outcome report =
+    CliRunner.Outcome report =
         cli("reconcile", "--config", config.toString(), "--source-keys", keys.toString());
     assertThat(report.exitCode()).as(report.err()).isZero();
     assertThat(report.out())
@@ -94,7 +64,7 @@ class OperationsTest extends SparkTestBase {
                 + " at the source (report only; --apply deletes them)\n  missing at source: 2");
     assertThat(p.silverRows()).hasSize(3);
 
-    Outcome applied =
+    CliRunner.Outcome applied =
         cli(
             "reconcile",
             "--config",
@@ -119,7 +89,7 @@ class OperationsTest extends SparkTestBase {
     p.run();
     Path config = pipelineFile(p, "");
 
-    Outcome refused =
+    CliRunner.Outcome refused =
         cli(
             "check",
             "--config",
@@ -134,7 +104,7 @@ class OperationsTest extends SparkTestBase {
             "constraint known_status (status <> 'Bad'): 1 violating row(s); refused: 1 existing row(s) violate it\n"
                 + "  {\"order_id\":2,\"source_version\":1,\"status\":\"Bad\"}");
 
-    Outcome added =
+    CliRunner.Outcome added =
         cli(
             "check",
             "--config",
@@ -145,7 +115,7 @@ class OperationsTest extends SparkTestBase {
     assertThat(added.exitCode()).as(added.out()).isZero();
     assertThat(added.out())
         .contains("constraint positive_version (source_version > 0): 0 violating row(s); added");
-    Outcome onTable = cli("check", "--config", config.toString());
+    CliRunner.Outcome onTable = cli("check", "--config", config.toString());
     assertThat(onTable.out())
         .contains("constraint positive_version (source_version > 0): 0 violating row(s); on table");
   }
@@ -157,7 +127,7 @@ class OperationsTest extends SparkTestBase {
     p.run();
     Path config = pipelineFile(p, "");
 
-    Outcome fresh = cli("status", "--config", config.toString(), "--max-lag", "1 hour");
+    CliRunner.Outcome fresh = cli("status", "--config", config.toString(), "--max-lag", "1 hour");
     assertThat(fresh.exitCode()).as(fresh.out()).isZero();
     assertThat(fresh.out())
         .contains("source: 1 file(s)")
@@ -166,7 +136,7 @@ class OperationsTest extends SparkTestBase {
 
     p.deliver(order(2, 1, "Created")); // landed, not ingested
     Thread.sleep(1100);
-    Outcome late = cli("status", "--config", config.toString(), "--max-lag", "1 second");
+    CliRunner.Outcome late = cli("status", "--config", config.toString(), "--max-lag", "1 second");
     assertThat(late.exitCode()).isEqualTo(3);
     assertThat(late.out()).contains(", 1 not ingested yet").contains("ALERT: input waiting since ");
   }
@@ -178,7 +148,7 @@ class OperationsTest extends SparkTestBase {
     p.run();
     p.deliver(order(101, 2, "Returned"), order(102, 1, "Cancelled"));
     p.run();
-    Path config = pipelineFile(p, "  onConflict: quarantine\n");
+    Path config = pipelineFile(p, "");
     String returned =
         p.quarantine()
             .where("raw_payload LIKE '%Returned%'")
@@ -192,7 +162,7 @@ class OperationsTest extends SparkTestBase {
             .first()
             .getString(0);
 
-    Outcome release =
+    CliRunner.Outcome release =
         cli(
             "quarantine",
             "release",
@@ -204,7 +174,7 @@ class OperationsTest extends SparkTestBase {
             "ana@example.com",
             "--reason",
             "producer confirmed v2 is Returned");
-    Outcome discard =
+    CliRunner.Outcome discard =
         cli(
             "quarantine",
             "discard",

@@ -26,26 +26,34 @@ final class SilverHarness {
   private final SparkSession spark;
   private int deliveries;
 
+  private final String yaml;
+
   SilverHarness(SparkSession spark, Path dir, String schema, String silverYaml) {
     this.spark = spark;
     this.dir = dir;
-    this.config =
-        ConfigLoader.parse(
-            "test",
-            "name: orders\nsource:\n  path: "
-                + dir.resolve("landing")
-                + "\n  schema: \""
-                + schema
-                + "\"\nbronze:\n  path: "
-                + dir.resolve("bronze")
-                + "\n  checkpoint: "
-                + dir.resolve("checkpoints/bronze")
-                + "\nsilver:\n  path: "
-                + dir.resolve("silver")
-                + "\n  checkpoint: "
-                + dir.resolve("checkpoints/silver")
-                + "\n"
-                + silverYaml.indent(2));
+    this.yaml =
+        "name: orders\nsource:\n  path: "
+            + dir.resolve("landing")
+            + "\n  schema: \""
+            + schema
+            + "\"\nbronze:\n  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("checkpoints/bronze")
+            + "\nsilver:\n  path: "
+            + dir.resolve("silver")
+            + "\n  checkpoint: "
+            + dir.resolve("checkpoints/silver")
+            + "\n"
+            + silverYaml.indent(2);
+    this.config = ConfigLoader.parse("test", yaml);
+  }
+
+  /** This pipeline as a file, with extra silver keys (indented YAML), for CLI commands. */
+  Path writePipelineFile(String extraSilverYaml) throws IOException {
+    Path file = dir.resolve("pipeline.yaml");
+    Files.writeString(file, yaml + extraSilverYaml);
+    return file;
   }
 
   /** The orders contract of seeds 000 and 003: key order_id, sequence source_version. */

@@ -104,8 +104,8 @@ public final class QuarantineOps {
             .withColumn(SilverContract.PAYLOAD_HASH, contract.payloadHash())
             .withColumn("__is_delete", contract.isDelete());
     SilverTables tables = new SilverTables(spark, contract);
-    String seqS = seq("s", contract);
-    String seqT = seq("t", contract);
+    String seqS = contract.sequenceSql("s");
+    String seqT = contract.sequenceSql("t");
     Map<String, String> values = new LinkedHashMap<>();
     for (String c : contract.silverColumns()) {
       values.put(c, "s.`" + c + "`");
@@ -151,21 +151,6 @@ public final class QuarantineOps {
             .first();
     decide(ids, "RELEASED", by, why);
     return metrics.getLong(metrics.fieldIndex("num_affected_rows"));
-  }
-
-  private static String seq(String alias, SilverContract contract) {
-    StringBuilder sb = new StringBuilder("struct(");
-    for (int i = 0; i < contract.sequenceBy().size(); i++) {
-      String c = contract.sequenceBy().get(i);
-      sb.append(i == 0 ? "" : ", ")
-          .append(alias)
-          .append(".`")
-          .append(c)
-          .append("` AS `")
-          .append(c)
-          .append('`');
-    }
-    return sb.append(')').toString();
   }
 
   private Dataset<Row> selected(List<String> ids) {
