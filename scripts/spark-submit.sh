@@ -5,10 +5,10 @@
 #   scripts/spark-submit.sh [SPARK-SUBMIT OPTIONS...] bronze|silver (--config PATH | --config-inline YAML) [--json]
 #
 # The first argument that is exactly "bronze" or "silver" is the job. Options before it go to
-# spark-submit unchanged: --master, --deploy-mode, and every
-# --conf, S3A settings included (--conf spark.hadoop.fs.s3a.connection.maximum=200 ...); the jobs
-# keep them. Arguments after the job name go to the job. Exit code: the job's (0 ok, 1 failure or
-# rejected batch, 2 configuration error); stdout: the job's one line.
+# spark-submit unchanged: --master, --deploy-mode, and every --conf, S3A settings included
+# (--conf spark.hadoop.fs.s3a.connection.maximum=200 ...); the jobs keep them. Arguments after
+# the job name go to the job. Exit code: the job's (0 ok, 1 failure or rejected batch, 2
+# configuration error); stdout: the job's one line.
 #
 # Spark comes from $SPARK_HOME, or from the spark-submit on PATH. The script adds:
 #   - the cluster jar: $REPLAYSAFE_CLUSTER_JAR, or silver/target/replaysafe-silver-*-cluster.jar
