@@ -1,7 +1,7 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.ConfigException;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.jobs.JobReport;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import picocli.CommandLine;
@@ -77,9 +77,6 @@ public final class ReplaysafeCli implements Runnable {
   }
 
   private static String messageOf(Throwable e) {
-    if (e instanceof ReplaysafeException) {
-      return e.getMessage();
-    }
-    return e.getClass().getSimpleName() + ": " + e.getMessage();
+    return JobReport.messageOf(e);
   }
 }

@@ -1,10 +1,10 @@
 package io.replaysafe.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.jobs.JobReport;
 import io.replaysafe.silver.SilverJob;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
@@ -17,11 +17,17 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+/**
+ * The scheduled job. stdout gets exactly one line whether the run succeeds or fails, so cron mail,
+ * Airflow's XCom (the last line of stdout) and log searches see one record per run; everything else
+ * (silver's notes, the full rejection report, Spark's logs) goes to stderr.
+ */
 @Command(
     name = "run",
     description =
-        "The scheduled job: bronze then silver, each availableNow. Exit 1 when silver rejects a"
-            + " batch, 2 on a configuration error.")
+        "The scheduled job: bronze then silver, each availableNow. Prints one line (or one JSON"
+            + " object) on stdout. Exit 1 when silver rejects a batch or a job fails, 2 on a"
+            + " configuration error.")
 final class RunCommand implements Callable<Integer> {
   @Mixin ConfigOption config;
 
@@ -31,22 +37,56 @@ final class RunCommand implements Callable<Integer> {
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
-  public Integer call() throws Exception {
+  public Integer call() {
     PipelineConfig pipeline = config.load();
-    SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
-    BronzeResult bronze = BronzeIngest.from(pipeline, spark).execute();
-    SilverResult silver = SilverJob.from(pipeline, spark).execute();
+    // A pipeline without silver cannot be run end to end: say so before bronze moves.
+    pipeline.requireSilver();
     PrintWriter out = spec.commandLine().getOut();
-    if (json) {
-      Map<String, Object> both = new LinkedHashMap<>();
-      both.put("bronze", bronze.toMap());
-      both.put("silver", silver.toMap());
-      out.println(new ObjectMapper().writeValueAsString(both));
-    } else {
-      out.println(bronze.summary());
-      SilverCommand.print(out, silver, false);
+    PrintWriter err = spec.commandLine().getErr();
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
+    String layer = "bronze";
+    BronzeResult bronze = null;
+    try {
+      bronze = BronzeIngest.from(pipeline, spark).execute();
+      layer = "silver";
+      SilverResult silver = SilverJob.from(pipeline, spark).execute();
+      out.println(
+          json
+              ? JobReport.toJson(report(pipeline, JobReport.OK, bronze, silver))
+              : "run " + pipeline.name() + ": ok | " + bronze.summary() + " | " + silver.summary());
+      silver.notes().forEach(note -> err.println("  " + note));
+      return ReplaysafeCli.EXIT_OK;
+    } catch (RuntimeException e) {
+      if (json) {
+        Map<String, Object> report = report(pipeline, JobReport.FAILED, bronze, null);
+        report.put("failedLayer", layer);
+        report.putAll(JobReport.failureFields(e));
+        out.println(JobReport.toJson(report));
+      } else {
+        out.println(
+            "run "
+                + pipeline.name()
+                + ": FAILED in "
+                + layer
+                + ": "
+                + JobReport.firstLine(JobReport.messageOf(e))
+                + (bronze == null ? "" : " | " + bronze.summary()));
+      }
+      // The CLI's handler prints the whole message on stderr and maps the exit code.
+      throw e;
+    } finally {
+      out.flush();
+      err.flush();
     }
-    out.flush();
-    return ReplaysafeCli.EXIT_OK;
+  }
+
+  private static Map<String, Object> report(
+      PipelineConfig pipeline, String status, BronzeResult bronze, SilverResult silver) {
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("pipeline", pipeline.name());
+    report.put("status", status);
+    report.put("bronze", bronze == null ? null : bronze.toMap());
+    report.put("silver", silver == null ? null : silver.toMap());
+    return report;
   }
 }

@@ -85,6 +85,109 @@ class CliTest extends SparkTestBase {
             });
   }
 
+  /** An orders pipeline with silver on local disk; returns the pipeline file. */
+  Path ordersPipeline(String... landedLines) throws Exception {
+    Path landing = Files.createDirectories(dir.resolve("landing"));
+    Files.writeString(landing.resolve("a.json"), String.join("\n", landedLines) + "\n");
+    return Files.writeString(
+        dir.resolve("orders.yaml"),
+        "name: orders\nsource:\n  path: "
+            + landing
+            + "\n  schema: \"order_id BIGINT, source_version BIGINT, status STRING\"\nbronze:\n"
+            + "  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("ckpt/bronze")
+            + "\nsilver:\n  path: "
+            + dir.resolve("silver")
+            + "\n  checkpoint: "
+            + dir.resolve("ckpt/silver")
+            + "\n  keys: [order_id]\n  sequenceBy: [source_version]\n");
+  }
+
+  @Test
+  void runPrintsOneLineForSchedulers() throws Exception {
+    Path file =
+        ordersPipeline(
+            "{\"order_id\":1,\"source_version\":1,\"status\":\"Created\"}",
+            "{\"order_id\":2,\"source_version\":1,\"status\":\"Created\"}");
+    Outcome run = run("run", "--config", file.toString());
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(0);
+    assertThat(run.out().lines().toList())
+        .singleElement()
+        .asString()
+        .startsWith(
+            "run orders: ok | bronze orders: 1 file(s), 2 row(s) (0 with rescued data, 0 corrupt)"
+                + " in 1 batch(es); bronze table version 1; ")
+        .contains(
+            " | silver orders: 1 batch(es), 2 row(s) in; 0 invalid, 0 exact retries collapsed, 0"
+                + " older version(s) ignored, 0 conflict(s) (0 in batch, 0 with target), 0"
+                + " quarantined; inserted 2, updated 0, deleted 0; silver table version 1; ");
+
+    // Nothing new: both jobs run, and say so, on the one line.
+    Outcome again = run("run", "--config", file.toString(), "--json");
+    assertThat(again.exitCode()).as(again.err()).isEqualTo(0);
+    assertThat(again.out())
+        .startsWith(
+            "{\"pipeline\":\"orders\",\"status\":\"ok\",\"bronze\":{\"layer\":\"bronze\","
+                + "\"pipeline\":\"orders\",\"batches\":0,\"files\":0,\"rows\":0,")
+        .contains(",\"silver\":{\"layer\":\"silver\",\"pipeline\":\"orders\",\"batches\":0,")
+        .hasLineCount(1);
+  }
+
+  @Test
+  void runExitsWithOneWhenSilverRejectsABatch() throws Exception {
+    Path file =
+        ordersPipeline(
+            "{\"order_id\":5,\"source_version\":2,\"status\":\"Shipped\"}",
+            "{\"order_id\":5,\"source_version\":2,\"status\":\"Cancelled\"}");
+    Outcome run = run("run", "--config", file.toString(), "--json");
+    assertThat(run.exitCode()).isEqualTo(1);
+    assertThat(run.out())
+        .startsWith(
+            "{\"pipeline\":\"orders\",\"status\":\"failed\",\"bronze\":{\"layer\":\"bronze\","
+                + "\"pipeline\":\"orders\",\"batches\":1,\"files\":1,\"rows\":2,")
+        .contains(
+            "\"silver\":null,\"failedLayer\":\"silver\",\"exitCode\":1,\"error\":\"Cannot"
+                + " merge batch 0 into silver "
+                + dir.resolve("silver")
+                + ": onConflict is fail and the same key and sequence carry different payloads.")
+        .hasLineCount(1);
+    assertThat(run.err())
+        .startsWith("replaysafe: Cannot merge batch 0 into silver ")
+        .contains("key 5 sequence 2 has 2 different payloads in batch 0 (hashes ");
+
+    Outcome text = run("run", "--config", file.toString());
+    assertThat(text.exitCode()).isEqualTo(1);
+    assertThat(text.out())
+        .startsWith(
+            "run orders: FAILED in silver: Cannot merge batch 0 into silver "
+                + dir.resolve("silver")
+                + ": onConflict is fail and the same key and sequence carry different payloads.")
+        .contains(" | bronze orders: 0 file(s), 0 row(s) ")
+        .hasLineCount(1);
+  }
+
+  @Test
+  void runWithoutASilverSectionIsAUsageErrorBeforeBronzeMoves() throws Exception {
+    Path file = dir.resolve("p.yaml");
+    Files.writeString(
+        file,
+        "name: x\nsource:\n  path: "
+            + dir.resolve("landing")
+            + "\n  schema: \"a INT\"\nbronze:\n  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("c")
+            + "\n");
+    Outcome run = run("run", "--config", file.toString());
+    assertThat(run.exitCode()).isEqualTo(2);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err())
+        .isEqualTo("replaysafe: pipeline 'x' has no silver section; add one to run silver\n");
+    assertThat(dir.resolve("bronze")).doesNotExist();
+  }
+
   @Test
   void demoRunsEndToEndOnTheEmbeddedEndpoint() {
     CliRunner.Outcome demo = run("demo");

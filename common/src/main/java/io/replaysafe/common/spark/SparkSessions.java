@@ -1,64 +1,136 @@
 package io.replaysafe.common.spark;
 
 import io.replaysafe.common.config.StorageConfig;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.spark.SparkConf;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * The one place a SparkSession is configured. On a cluster (Databricks, EMR, Kubernetes) the
- * session already exists and only the pipeline's S3A settings are added; locally a {@code local[2]}
- * session with Delta is created.
+ * The one place a SparkSession is configured. On a cluster (Databricks, EMR, Kubernetes,
+ * spark-submit) the deployment owns the session: an existing one is reused as it is, and a new one
+ * is built on the configured master with only Delta added. Only when no master is configured at all
+ * is a {@code local[2]} session sized for a laptop created.
  */
 public final class SparkSessions {
   public static final String LOCAL_MASTER_DEFAULT = "local[2]";
+  static final String DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension";
+  static final String DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog";
+  static final String CREDENTIALS_PROVIDER = "fs.s3a.aws.credentials.provider";
+
+  /** Where the session comes from. */
+  enum Origin {
+    /** A session already runs in this JVM (a Databricks driver, a notebook, a test): reuse it. */
+    EXISTING,
+    /**
+     * A master is configured: spark-submit always sets {@code spark.master} as a system property
+     * before it calls the main class; a Databricks driver says so in its environment.
+     */
+    CLUSTER,
+    /** Nothing configured: the local launcher. */
+    LOCAL
+  }
 
   private SparkSessions() {}
 
-  /** Returns the active session, or builds a local one with Delta when there is none. */
+  /** Returns the active session, or builds one as {@link Origin} decides. */
   public static SparkSession getOrCreate(String appName) {
-    SparkSession.Builder builder =
-        SparkSession.builder()
-            .appName(appName)
-            .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-            .config(
-                "spark.sql.catalog.spark_catalog",
-                "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-            .config("spark.sql.session.timeZone", "UTC")
-            // Keep every micro-batch's progress so run summaries can add them all up.
-            .config("spark.sql.streaming.numRecentProgressUpdates", "100000");
-    if (System.getProperty("spark.master") == null && System.getenv("SPARK_HOME") == null) {
-      builder
-          .master(LOCAL_MASTER_DEFAULT)
-          .config("spark.ui.enabled", "false")
-          .config(
-              "spark.sql.shuffle.partitions",
-              System.getProperty("replaysafe.shufflePartitions", "2"))
-          // Delta rebuilds table state with 50 tasks by default: far too many on two cores.
-          .config("spark.databricks.delta.snapshotPartitions", "2")
-          .config("spark.default.parallelism", "2")
-          .config("spark.driver.host", "127.0.0.1")
-          .config("spark.driver.bindAddress", "127.0.0.1")
-          .config(
-              "spark.sql.warehouse.dir",
-              System.getProperty("java.io.tmpdir") + "/replaysafe-warehouse");
+    Optional<SparkSession> existing = existingSession();
+    Origin origin = origin(existing.isPresent(), new SparkConf(), System.getenv());
+    SparkSession spark =
+        switch (origin) {
+          case EXISTING -> existing.get();
+          case CLUSTER -> {
+            SparkSession.Builder builder = SparkSession.builder().appName(appName);
+            deltaSettings(new SparkConf()).forEach(builder::config);
+            yield builder.getOrCreate();
+          }
+          case LOCAL -> localBuilder(appName).getOrCreate();
+        };
+    // Runtime settings the jobs rely on wherever they run: one time zone for every timestamp
+    // they write, and every micro-batch's progress kept so run summaries can add them all up.
+    spark.conf().set("spark.sql.session.timeZone", "UTC");
+    spark.conf().set("spark.sql.streaming.numRecentProgressUpdates", "100000");
+    String logLevel = System.getProperty("replaysafe.sparkLogLevel");
+    if (logLevel != null || origin == Origin.LOCAL) {
+      // On a cluster the deployment's logging configuration stands unless asked otherwise.
+      spark.sparkContext().setLogLevel(logLevel == null ? "WARN" : logLevel);
     }
-    SparkSession spark = builder.getOrCreate();
-    spark.sparkContext().setLogLevel(System.getProperty("replaysafe.sparkLogLevel", "WARN"));
     return spark;
+  }
+
+  static Origin origin(boolean sessionExists, SparkConf conf, Map<String, String> env) {
+    if (sessionExists) {
+      return Origin.EXISTING;
+    }
+    if (conf.contains("spark.master") || env.containsKey("DATABRICKS_RUNTIME_VERSION")) {
+      return Origin.CLUSTER;
+    }
+    return Origin.LOCAL;
+  }
+
+  private static Optional<SparkSession> existingSession() {
+    scala.Option<SparkSession> active = SparkSession.getActiveSession();
+    if (active.isDefined()) {
+      return Optional.of(active.get());
+    }
+    scala.Option<SparkSession> shared = SparkSession.getDefaultSession();
+    return shared.isDefined() ? Optional.of(shared.get()) : Optional.empty();
+  }
+
+  /**
+   * What a session the deployment configures needs for Delta: its extension added to any others
+   * configured, and the Delta catalog unless another catalog was chosen on purpose.
+   */
+  static Map<String, String> deltaSettings(SparkConf conf) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    String extensions = conf.get("spark.sql.extensions", "").trim();
+    boolean hasDelta =
+        Arrays.stream(extensions.split(",")).map(String::trim).anyMatch(DELTA_EXTENSION::equals);
+    if (!hasDelta) {
+      settings.put(
+          "spark.sql.extensions",
+          extensions.isEmpty() ? DELTA_EXTENSION : extensions + "," + DELTA_EXTENSION);
+    }
+    if (!conf.contains("spark.sql.catalog.spark_catalog")) {
+      settings.put("spark.sql.catalog.spark_catalog", DELTA_CATALOG);
+    }
+    return settings;
+  }
+
+  private static SparkSession.Builder localBuilder(String appName) {
+    return SparkSession.builder()
+        .appName(appName)
+        .master(LOCAL_MASTER_DEFAULT)
+        .config("spark.sql.extensions", DELTA_EXTENSION)
+        .config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
+        .config("spark.ui.enabled", "false")
+        .config(
+            "spark.sql.shuffle.partitions", System.getProperty("replaysafe.shufflePartitions", "2"))
+        // Delta rebuilds table state with 50 tasks by default: far too many on two cores.
+        .config("spark.databricks.delta.snapshotPartitions", "2")
+        .config("spark.default.parallelism", "2")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config(
+            "spark.sql.warehouse.dir",
+            System.getProperty("java.io.tmpdir") + "/replaysafe-warehouse");
   }
 
   /**
    * Points S3A at the pipeline's endpoint. Credentials are not set here: S3A uses the AWS SDK's
-   * default provider chain (environment, system properties, profile, web identity, instance role).
+   * default provider chain (environment, system properties, profile, web identity, instance role)
+   * unless the deployment chose its own providers.
    */
   public static void applyStorage(SparkSession spark, Optional<StorageConfig> storage) {
     Configuration conf = spark.sparkContext().hadoopConfiguration();
-    // core-default.xml sets a provider list without system properties or profiles; replace it
-    // unless the deployment chose its own (spark.hadoop.fs.s3a.aws.credentials.provider).
-    if (!spark.conf().contains("spark.hadoop.fs.s3a.aws.credentials.provider")) {
+    if (!spark.conf().contains("spark.hadoop." + CREDENTIALS_PROVIDER)
+        && !deploymentChoseCredentials(conf, System.getenv())) {
       conf.set(
-          "fs.s3a.aws.credentials.provider",
+          CREDENTIALS_PROVIDER,
           "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider");
     }
     storage.ifPresent(
@@ -72,5 +144,23 @@ public final class SparkSessions {
           // A fresh bucket probe and change detection add round trips emulators do not need.
           conf.setInt("fs.s3a.bucket.probe", 0);
         });
+  }
+
+  /**
+   * True on Databricks, whose S3 access (instance profiles, Unity Catalog) is the platform's, and
+   * when the S3A credential providers come from anywhere but Hadoop's own defaults
+   * (core-default.xml lists providers without profiles or system properties): a core-site.xml, a
+   * {@code spark.hadoop.} setting, a platform such as EMR that wires its own. Those are kept.
+   */
+  static boolean deploymentChoseCredentials(Configuration conf, Map<String, String> env) {
+    if (env.containsKey("DATABRICKS_RUNTIME_VERSION")) {
+      return true;
+    }
+    if (conf.get(CREDENTIALS_PROVIDER) == null) {
+      return false;
+    }
+    String[] sources = conf.getPropertySources(CREDENTIALS_PROVIDER);
+    return sources != null
+        && !Arrays.stream(sources).allMatch(source -> source.equals("core-default.xml"));
   }
 }
