@@ -111,7 +111,7 @@ class CliTest extends SparkTestBase {
         ordersPipeline(
             "{\"order_id\":1,\"source_version\":1,\"status\":\"Created\"}",
             "{\"order_id\":2,\"source_version\":1,\"status\":\"Created\"}");
-    Outcome run = run("run", "--config", file.toString());
+    CliRunner.Outcome run = run("run", "--config", file.toString());
     assertThat(run.exitCode()).as(run.err()).isEqualTo(0);
     assertThat(run.out().lines().toList())
         .singleElement()
@@ -125,7 +125,7 @@ class CliTest extends SparkTestBase {
                 + " quarantined; inserted 2, updated 0, deleted 0; silver table version 1; ");
 
     // Nothing new: both jobs run, and say so, on the one line.
-    Outcome again = run("run", "--config", file.toString(), "--json");
+    CliRunner.Outcome again = run("run", "--config", file.toString(), "--json");
     assertThat(again.exitCode()).as(again.err()).isEqualTo(0);
     assertThat(again.out())
         .startsWith(
@@ -141,7 +141,7 @@ class CliTest extends SparkTestBase {
         ordersPipeline(
             "{\"order_id\":5,\"source_version\":2,\"status\":\"Shipped\"}",
             "{\"order_id\":5,\"source_version\":2,\"status\":\"Cancelled\"}");
-    Outcome run = run("run", "--config", file.toString(), "--json");
+    CliRunner.Outcome run = run("run", "--config", file.toString(), "--json");
     assertThat(run.exitCode()).isEqualTo(1);
     assertThat(run.out())
         .startsWith(
@@ -157,7 +157,7 @@ class CliTest extends SparkTestBase {
         .startsWith("replaysafe: Cannot merge batch 0 into silver ")
         .contains("key 5 sequence 2 has 2 different payloads in batch 0 (hashes ");
 
-    Outcome text = run("run", "--config", file.toString());
+    CliRunner.Outcome text = run("run", "--config", file.toString());
     assertThat(text.exitCode()).isEqualTo(1);
     assertThat(text.out())
         .startsWith(
@@ -180,7 +180,7 @@ class CliTest extends SparkTestBase {
             + "\n  checkpoint: "
             + dir.resolve("c")
             + "\n");
-    Outcome run = run("run", "--config", file.toString());
+    CliRunner.Outcome run = run("run", "--config", file.toString());
     assertThat(run.exitCode()).isEqualTo(2);
     assertThat(run.out()).isEmpty();
     assertThat(run.err())
@@ -284,7 +284,9 @@ class CliTest extends SparkTestBase {
         run("run", "--config", dir.resolve("p2.yaml").toString(), "--json");
     assertThat(quarantined.exitCode()).as(quarantined.err()).isEqualTo(0);
     assertThat(quarantined.out())
-        .startsWith("{\"bronze\":{\"layer\":\"bronze\",\"pipeline\":\"runs\",\"batches\":0,")
+        .startsWith(
+            "{\"pipeline\":\"runs\",\"status\":\"ok\",\"bronze\":{\"layer\":\"bronze\","
+                + "\"pipeline\":\"runs\",\"batches\":0,")
         .contains(
             "\"silver\":{\"layer\":\"silver\",\"pipeline\":\"runs\",\"batches\":1,\"inputRows\":2,")
         .contains("\"quarantined\":2,");
