@@ -136,6 +136,12 @@ public final class SparkSessions {
     storage.ifPresent(
         s -> {
           if (s.endpoint() != null) {
+            String previous = conf.get("fs.s3a.endpoint");
+            if (previous != null && !previous.equals(s.endpoint())) {
+              // Hadoop caches one S3A client per bucket, built with the endpoint of its time: a
+              // new endpoint in the same JVM (a second embedded demo, a rehearsal) needs new ones.
+              closeCachedFileSystems();
+            }
             conf.set("fs.s3a.endpoint", s.endpoint());
           }
           conf.set("fs.s3a.endpoint.region", s.region());
@@ -162,5 +168,16 @@ public final class SparkSessions {
     String[] sources = conf.getPropertySources(CREDENTIALS_PROVIDER);
     return sources != null
         && !Arrays.stream(sources).allMatch(source -> source.equals("core-default.xml"));
+  }
+
+  private static void closeCachedFileSystems() {
+    try {
+      org.apache.hadoop.fs.FileSystem.closeAll();
+    } catch (java.io.IOException e) {
+      throw new io.replaysafe.common.ReplaysafeException(
+          "Cannot close cached Hadoop file systems before switching S3 endpoints: "
+              + e.getMessage(),
+          e);
+    }
   }
 }
