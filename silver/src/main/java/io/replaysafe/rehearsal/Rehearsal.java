@@ -422,7 +422,7 @@ public final class Rehearsal {
             + silver.total(BatchReport::inputRows)
             + " row(s)"
             + String.format(
-                " (%.0f rows/s)",
+                " (%.1f rows/s)",
                 (bronze.rows() + silver.total(BatchReport::inputRows))
                     / Math.max(0.001, bronze.seconds() + silver.seconds())));
     progress.flush();
@@ -464,7 +464,16 @@ public final class Rehearsal {
     List<String> command = new ArrayList<>();
     command.add(java);
     command.add("-Xmx1g");
+    // A short-lived job on tiny data: quick JIT and one GC thread start and finish faster.
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:+UseSerialGC");
     command.addAll(jvmFlags());
+    // Only the code generation switches are forwarded (never spark.hadoop.*: it may hold secrets).
+    for (String name : System.getProperties().stringPropertyNames()) {
+      if (name.startsWith("spark.sql.codegen.")) {
+        command.add("-D" + name + "=" + System.getProperty(name));
+      }
+    }
     command.add("-D" + CrashPoints.PROPERTY + "=" + crashPoint);
     command.add("-Dreplaysafe.sparkLogLevel=ERROR");
     command.add("-cp");
