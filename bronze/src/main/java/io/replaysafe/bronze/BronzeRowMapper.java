@@ -64,6 +64,8 @@ final class BronzeRowMapper implements MapPartitionsFunction<Row, Row> {
       private Row advance() {
         while (input.hasNext()) {
           Row in = input.next();
+          io.replaysafe.common.CrashPoints.maybeCrash(
+              io.replaysafe.common.CrashPoints.BRONZE_MID_WRITE);
           String file = in.getString(FILE_PATH);
           RescuingJsonParser.Parsed parsed = parser.parse(in.getString(LINE), file);
           if (parsed == null) {

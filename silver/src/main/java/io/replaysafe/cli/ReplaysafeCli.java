@@ -24,6 +24,7 @@ import picocli.CommandLine.Command;
       ExportCommand.class,
       S3ServerCommand.class,
       DemoCommand.class,
+      RehearseCommand.class,
       OpsCommands.RepairCommand.class,
       OpsCommands.ReconcileCommand.class,
       OpsCommands.CheckCommand.class,

@@ -47,6 +47,12 @@ public final class SilverWriter {
             + actions.getOrDefault(MergePlan.DELETE, 0L)
             + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L);
     Applied applied = toSilverCount == 0 ? new Applied(0, 0, 0) : mergeIntoSilver(plan);
+    // Rehearsal only (no-op unless -Dreplaysafe.crashPoint=silver-after-merge): a process killed
+    // between the silver MERGE and the tombstone MERGE / checkpoint commit.
+    if (toSilverCount > 0) {
+      io.replaysafe.common.CrashPoints.maybeCrash(
+          io.replaysafe.common.CrashPoints.SILVER_AFTER_MERGE);
+    }
     if (toTombstones > 0) {
       applyTombstones(plan, newer("s", "t"));
     }
