@@ -30,7 +30,7 @@ class RehearseCommandTest extends SparkTestBase {
 
   @Test
   void rehearsalPassesAndReportsEveryStep() throws Exception {
-    CliTest.Outcome outcome = CliTest.run("rehearse", "--report", dir.toString());
+    CliRunner.Outcome outcome = CliRunner.run("rehearse", "--report", dir.toString());
     assertThat(outcome.exitCode()).as(outcome.err()).isEqualTo(0);
     assertThat(outcome.err()).contains("rehearse: step 9/9 an older insert after the delete");
 
@@ -54,8 +54,8 @@ class RehearseCommandTest extends SparkTestBase {
 
   @Test
   void localstackBackendIsRefusedClearly() {
-    CliTest.Outcome outcome =
-        CliTest.run("rehearse", "--backend", "localstack", "--report", dir.toString());
+    CliRunner.Outcome outcome =
+        CliRunner.run("rehearse", "--backend", "localstack", "--report", dir.toString());
     assertThat(outcome.exitCode()).isEqualTo(2);
     assertThat(outcome.err())
         .contains("LocalStack backend needs Docker and the testcontainers jars");
