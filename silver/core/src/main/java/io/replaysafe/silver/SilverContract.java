@@ -11,6 +11,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.config.KeyNormalizer;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
+import io.replaysafe.common.spark.SqlNames;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -162,6 +163,18 @@ public final class SilverContract {
         Map.of("ignoreNullFields", "false"));
   }
 
+  /**
+   * How reports, notes and the CLI print a key or a sequence: the values as strings joined with
+   * "/", a null as {@code null} (a single-column key is just its value).
+   */
+  public static Column display(List<Column> values) {
+    return functions.concat_ws(
+        "/",
+        values.stream()
+            .map(v -> functions.coalesce(v.cast(DataTypes.StringType), lit("null")))
+            .toArray(Column[]::new));
+  }
+
   /** Join condition on the key columns between two aliases. */
   public String keyCondition(String left, String right) {
     return keys().stream()
@@ -273,7 +286,7 @@ public final class SilverContract {
   }
 
   static String q(String column) {
-    return "`" + column.replace("`", "``") + "`";
+    return SqlNames.quote(column);
   }
 
   static String prefixed(String alias, String column) {
