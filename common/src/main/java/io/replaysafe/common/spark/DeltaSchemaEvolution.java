@@ -39,11 +39,19 @@ public final class DeltaSchemaEvolution {
   public static List<SchemaChange> evolve(
       SparkSession spark, String path, StructType target, String what) {
     StructType current = DeltaTable.forPath(spark, path).toDF().schema();
-    List<SchemaChange> changes =
-        SchemaChange.between(current, target).stream()
-            .filter(c -> c.kind() != SchemaChange.Kind.DROPPED)
-            .toList();
-    List<SchemaChange> refused = SchemaChange.incompatible(changes);
+    // Nullability is the target's wish, not a change to make: a column added to an existing table
+    // is nullable (rows before have no value), and NOT NULL is never added in place.
+    List<SchemaChange> changes = new java.util.ArrayList<>();
+    List<SchemaChange> refused = new java.util.ArrayList<>();
+    for (SchemaChange c : SchemaChange.between(current, target)) {
+      switch (c.kind()) {
+        case ADDED, ADDED_NOT_NULL ->
+            changes.add(new SchemaChange(SchemaChange.Kind.ADDED, c.path(), null, c.to()));
+        case WIDENED -> changes.add(c);
+        case TYPE_CHANGED -> refused.add(c);
+        default -> {}
+      }
+    }
     if (!refused.isEmpty()) {
       throw new ReplaysafeException(
           "Cannot evolve "
@@ -57,7 +65,7 @@ public final class DeltaSchemaEvolution {
               + " this pipeline to a new table.");
     }
     if (changes.isEmpty()) {
-      return changes;
+      return List.of();
     }
     String table = "delta.`" + path.replace("`", "``") + "`";
     if (changes.stream().anyMatch(c -> c.kind() == SchemaChange.Kind.WIDENED)
@@ -87,7 +95,7 @@ public final class DeltaSchemaEvolution {
       }
       LOG.info("Evolved {} {}: {}", what, path, change.describe());
     }
-    return changes;
+    return List.copyOf(changes);
   }
 
   private static String property(SparkSession spark, String path, String name) {
