@@ -180,7 +180,9 @@ final class OpsCommands {
       }
       out.flush();
       boolean refused = o.constraints().stream().anyMatch(c -> c.state().startsWith("refused"));
-      return o.clean() ? ReplaysafeCli.EXIT_OK : refused ? io.replaysafe.common.ErrorKind.REJECTED.exitCode() : EXIT_ALERT;
+      return o.clean()
+          ? ReplaysafeCli.EXIT_OK
+          : refused ? io.replaysafe.common.ErrorKind.REJECTED.exitCode() : EXIT_ALERT;
     }
   }
 
