@@ -1,8 +1,7 @@
 package io.replaysafe.bronze;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.replaysafe.common.ConfigException;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.SourceConfig;
 import java.io.IOException;
 import java.io.InputStream;
@@ -55,25 +54,12 @@ final class SourceBinding {
       for (Map.Entry<String, String> entry : expected.entrySet()) {
         Object was = stored.get(entry.getKey());
         if (!Objects.equals(was, entry.getValue())) {
-          throw new ConfigException(
-              "Cannot use bronze.checkpoint "
-                  + checkpoint
-                  + ": it belongs to a source with "
-                  + entry.getKey()
-                  + " '"
-                  + was
-                  + "', and this pipeline's source has "
-                  + entry.getKey()
-                  + " '"
-                  + entry.getValue()
-                  + "'. A checkpoint tracks the files of one source only. Give this source its own"
-                  + " bronze.checkpoint (or, to start over on purpose, delete the checkpoint:"
-                  + " every file under source.path is then ingested again).");
+          throw BronzeErrors.checkpointOfAnotherSource(
+              checkpoint, entry.getKey(), was, entry.getValue());
         }
       }
     } catch (IOException e) {
-      throw new ReplaysafeException(
-          "Cannot read or write " + file + " in the bronze checkpoint: " + e.getMessage(), e);
+      throw StorageErrors.cannotAccess("the bronze checkpoint", file, e);
     }
   }
 }
