@@ -4,7 +4,7 @@ import static org.apache.spark.sql.functions.col;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
 import java.io.IOException;
@@ -91,8 +91,7 @@ public final class Status {
         }
       }
     } catch (IOException e) {
-      throw new ReplaysafeException(
-          "Cannot list source.path " + config.source().path() + ": " + e.getMessage(), e);
+      throw StorageErrors.cannotList("source.path", config.source().path(), e);
     }
 
     Long processed = null;
