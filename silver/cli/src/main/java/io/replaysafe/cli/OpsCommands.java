@@ -28,7 +28,7 @@ import picocli.CommandLine.Spec;
 /** The on-call commands: repair, reconcile, check, status, quarantine. */
 final class OpsCommands {
   /** Exit code of {@code status} and {@code check} when a threshold or rule is crossed. */
-  static final int EXIT_ALERT = 3;
+  static final int EXIT_ALERT = io.replaysafe.common.ErrorKind.ALERT.exitCode();
 
   private OpsCommands() {}
 
@@ -180,7 +180,9 @@ final class OpsCommands {
       }
       out.flush();
       boolean refused = o.constraints().stream().anyMatch(c -> c.state().startsWith("refused"));
-      return o.clean() ? ReplaysafeCli.EXIT_OK : refused ? ReplaysafeCli.EXIT_FAILURE : EXIT_ALERT;
+      return o.clean()
+          ? ReplaysafeCli.EXIT_OK
+          : refused ? io.replaysafe.common.ErrorKind.REJECTED.exitCode() : EXIT_ALERT;
     }
   }
 

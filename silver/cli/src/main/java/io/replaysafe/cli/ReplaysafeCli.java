@@ -1,6 +1,6 @@
 package io.replaysafe.cli;
 
-import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ErrorKind;
 import io.replaysafe.jobs.JobReport;
 import java.io.PrintStream;
 import java.io.PrintWriter;
@@ -8,8 +8,9 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code replaysafe} command and its subcommands. Exit codes: 0 success, 2 usage or
- * configuration error, 1 anything else (a rejected batch, an S3 or Spark failure).
+ * The {@code replaysafe} command and its subcommands. Exit codes come from {@link ErrorKind}: 0
+ * success, 1 a rejected batch or an unclassified failure, 2 usage or configuration error, 3 an
+ * alert, 4 retryable (transient S3 or network failure, lease held by another writer), 5 timeout.
  */
 @Command(
     name = "replaysafe",
@@ -34,8 +35,8 @@ import picocli.CommandLine.Command;
     })
 public final class ReplaysafeCli implements Runnable {
   public static final int EXIT_OK = 0;
-  public static final int EXIT_FAILURE = 1;
-  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_FAILURE = ErrorKind.FAILURE.exitCode();
+  public static final int EXIT_USAGE = ErrorKind.CONFIGURATION.exitCode();
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -71,10 +72,10 @@ public final class ReplaysafeCli implements Runnable {
   }
 
   static int exitCode(Throwable e) {
-    if (e instanceof ConfigException || e instanceof CommandLine.ParameterException) {
+    if (e instanceof CommandLine.ParameterException) {
       return EXIT_USAGE;
     }
-    return EXIT_FAILURE;
+    return ErrorKind.of(e).exitCode();
   }
 
   private static String messageOf(Throwable e) {

@@ -8,13 +8,13 @@ import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
 import static io.replaysafe.silver.SilverContract.SEQ;
 import static io.replaysafe.silver.SilverContract.q;
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.concat_ws;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.row_number;
 import static org.apache.spark.sql.functions.when;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -65,15 +65,7 @@ public final class BatchPreparation {
   }
 
   private static Column display(List<String> columns) {
-    return concat_ws(
-        "/",
-        columns.stream()
-            .map(c -> functions_coalesce(col(q(c)).cast(DataTypes.StringType)))
-            .toArray(Column[]::new));
-  }
-
-  private static Column functions_coalesce(Column c) {
-    return org.apache.spark.sql.functions.coalesce(c, lit("null"));
+    return SilverContract.display(List.of(SqlNames.columns(columns)));
   }
 
   /**

@@ -13,4 +13,9 @@ public final class BatchRejectedException extends ReplaysafeException {
   BatchRejectedException(String report) {
     super(report);
   }
+
+  @Override
+  public io.replaysafe.common.ErrorKind kind() {
+    return io.replaysafe.common.ErrorKind.REJECTED;
+  }
 }

@@ -11,6 +11,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.row_number;
 import static org.apache.spark.sql.functions.when;
 
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -99,7 +100,7 @@ public final class MergePlan {
   }
 
   static Column[] cols(List<String> names) {
-    return names.stream().map(n -> col(q(n))).toArray(Column[]::new);
+    return SqlNames.columns(names);
   }
 
   static scala.collection.immutable.Seq<String> asSeq(List<String> names) {

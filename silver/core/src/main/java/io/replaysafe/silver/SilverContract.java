@@ -2,8 +2,6 @@ package io.replaysafe.silver;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
-import static org.apache.spark.sql.functions.round;
-import static org.apache.spark.sql.functions.sha2;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
 
@@ -11,10 +9,10 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.config.KeyNormalizer;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
+import io.replaysafe.common.spark.SqlNames;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -27,7 +25,6 @@ import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.DecimalType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
@@ -70,14 +67,35 @@ public final class SilverContract {
   private final List<String> payloadColumns;
   private final List<String> silverColumns;
   private final String ruleVersion;
+  private final HashRule hashRule;
 
+  /**
+   * The contract as if it had never changed: the payload hash is the first version's. Jobs that
+   * hash use {@link ContractHistory#resolve}, which carries the hash rule across versions.
+   */
   public SilverContract(PipelineConfig pipeline) {
+    this(
+        pipeline,
+        HashRule.initial(
+            pipeline.payloadColumns(),
+            pipeline.source().schema(),
+            pipeline.requireSilver().floatScale()));
+  }
+
+  /** The contract with the hash rule its history gives it. */
+  public SilverContract(PipelineConfig pipeline, HashRule hashRule) {
     this.pipeline = pipeline;
     this.silver = pipeline.requireSilver();
     this.schema = pipeline.source().schema();
     this.payloadColumns = pipeline.payloadColumns();
     this.silverColumns = pipeline.silverColumns();
     this.ruleVersion = computeRuleVersion();
+    this.hashRule = hashRule;
+  }
+
+  /** How payload hashes are computed under this contract version (see {@link HashRule}). */
+  public HashRule hashRule() {
+    return hashRule;
   }
 
   public PipelineConfig pipeline() {
@@ -132,21 +150,12 @@ public final class SilverContract {
         sequenceBy().stream().map(c -> col(prefixed(alias, c)).as(c)).toArray(Column[]::new));
   }
 
-  /** SHA-256 over the canonical JSON of the payload columns (nulls kept, floats rounded). */
+  /**
+   * SHA-256 over the canonical JSON of the payload columns (nulls kept, floats rounded), under the
+   * hash rule of the contract's history: see {@link HashRule}.
+   */
   public Column payloadHash() {
-    List<Column> fields = new ArrayList<>();
-    for (String c : payloadColumns) {
-      DataType type = schema.apply(c).dataType();
-      Column value = col(q(c));
-      if (type == DataTypes.DoubleType
-          || type == DataTypes.FloatType
-          || type instanceof DecimalType) {
-        value = round(value, silver.floatScale());
-      }
-      fields.add(value.as(c));
-    }
-    return sha2(
-        to_json(struct(fields.toArray(Column[]::new)), Map.of("ignoreNullFields", "false")), 256);
+    return hashRule.expression(schema);
   }
 
   /** True for a delete event ({@code applyAsDeletes}); false when the contract has none. */
@@ -160,6 +169,18 @@ public final class SilverContract {
     return to_json(
         struct(columns.stream().map(c -> col(q(c))).toArray(Column[]::new)),
         Map.of("ignoreNullFields", "false"));
+  }
+
+  /**
+   * How reports, notes and the CLI print a key or a sequence: the values as strings joined with
+   * "/", a null as {@code null} (a single-column key is just its value).
+   */
+  public static Column display(List<Column> values) {
+    return functions.concat_ws(
+        "/",
+        values.stream()
+            .map(v -> functions.coalesce(v.cast(DataTypes.StringType), lit("null")))
+            .toArray(Column[]::new));
   }
 
   /** Join condition on the key columns between two aliases. */
@@ -273,7 +294,7 @@ public final class SilverContract {
   }
 
   static String q(String column) {
-    return "`" + column.replace("`", "``") + "`";
+    return SqlNames.quote(column);
   }
 
   static String prefixed(String alias, String column) {

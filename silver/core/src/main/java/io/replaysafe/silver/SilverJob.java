@@ -16,6 +16,8 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,8 +45,6 @@ public final class SilverJob {
   public SilverResult execute() {
     long started = System.nanoTime();
     SparkSessions.applyStorage(spark, config.storage());
-    SilverContract contract = new SilverContract(config);
-    SilverTables tables = new SilverTables(spark, contract);
     String bronzePath = config.bronze().path();
     if (!DeltaTable.isDeltaTable(spark, bronzePath)) {
       throw new ConfigException(
@@ -54,7 +54,14 @@ public final class SilverJob {
               + bronzePath
               + " yet. Run 'replaysafe bronze' (or 'replaysafe run') first.");
     }
+    ContractHistory.Resolved resolved = ContractHistory.resolve(spark, config);
+    SilverContract contract = resolved.contract();
+    requireBronzeSchema(bronzePath);
+    SilverTables tables = new SilverTables(spark, contract);
     tables.ensureExist();
+    // Recorded after the tables evolved: a run stopped in between evolves nothing the next time
+    // and records the version then.
+    ContractHistory.record(spark, resolved);
     Truncates truncates = new Truncates(spark, contract);
     if (truncates.enabled()) {
       truncates.ensureExists();
@@ -106,6 +113,35 @@ public final class SilverJob {
             (System.nanoTime() - started) / 1e9);
     LOG.info("{}", result.summary());
     return result;
+  }
+
+  /**
+   * The bronze table must hold source.schema's columns at their types: after a schema change,
+   * bronze evolves its table on its next run, and silver cannot read a column bronze does not have
+   * yet.
+   */
+  private void requireBronzeSchema(String bronzePath) {
+    StructType bronze = DeltaTable.forPath(spark, bronzePath).toDF().schema();
+    for (StructField f : config.source().schema().fields()) {
+      var index = bronze.getFieldIndex(f.name());
+      if (index.isEmpty()
+          || !bronze.fields()[(Integer) index.get()].dataType().equals(f.dataType())) {
+        throw new ConfigException(
+            "Cannot run silver for pipeline '"
+                + config.name()
+                + "': source.schema declares "
+                + f.name()
+                + " "
+                + f.dataType().sql()
+                + ", and the bronze table at "
+                + bronzePath
+                + (index.isEmpty()
+                    ? " has no such column yet"
+                    : " has it as " + bronze.fields()[(Integer) index.get()].dataType().sql())
+                + ". Run 'replaysafe bronze' (or 'replaysafe run') first: it evolves the bronze"
+                + " table to the new schema.");
+      }
+    }
   }
 
   private boolean changeFeedEnabled(String bronzePath) {

@@ -1,6 +1,7 @@
 package io.replaysafe.silver;
 
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.spark.DeltaSchemaEvolution;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -77,7 +78,15 @@ public final class SilverTables {
     create(contract.silver().runsPath(), RUNS_SCHEMA, "silver run log");
   }
 
+  /**
+   * Creates the table, or evolves an existing one to the contract's schema (columns added, types
+   * widened; {@link ContractHistory} refused every other change before).
+   */
   private void create(String path, StructType schema, String what) {
+    if (DeltaTable.isDeltaTable(spark, path)) {
+      DeltaSchemaEvolution.evolve(spark, path, schema, "silver " + what);
+      return;
+    }
     DeltaTable.createIfNotExists(spark)
         .location(path)
         .addColumns(schema)

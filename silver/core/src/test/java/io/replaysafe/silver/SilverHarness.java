@@ -49,6 +49,16 @@ final class SilverHarness {
     this.config = ConfigLoader.parse("test", yaml);
   }
 
+  /**
+   * The same pipeline (same tables, checkpoints and landing directory) under a changed contract:
+   * another source schema and silver section. Deliveries go on numbering from this one's.
+   */
+  SilverHarness evolved(String schema, String silverYaml) {
+    SilverHarness next = new SilverHarness(spark, dir, schema, silverYaml);
+    next.deliveries = deliveries;
+    return next;
+  }
+
   /** This pipeline as a file, with extra silver keys (indented YAML), for CLI commands. */
   Path writePipelineFile(String extraSilverYaml) throws IOException {
     Path file = dir.resolve("pipeline.yaml");

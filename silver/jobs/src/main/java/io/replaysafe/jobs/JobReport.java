@@ -2,7 +2,7 @@ package io.replaysafe.jobs;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ErrorKind;
 import io.replaysafe.common.ReplaysafeException;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -14,8 +14,8 @@ import java.util.Map;
  */
 public final class JobReport {
   public static final int EXIT_OK = 0;
-  public static final int EXIT_FAILURE = 1;
-  public static final int EXIT_USAGE = 2;
+  public static final int EXIT_FAILURE = ErrorKind.FAILURE.exitCode();
+  public static final int EXIT_USAGE = ErrorKind.CONFIGURATION.exitCode();
 
   public static final String OK = "ok";
   public static final String FAILED = "failed";
@@ -24,9 +24,9 @@ public final class JobReport {
 
   private JobReport() {}
 
-  /** 2 for a configuration or usage error, 1 for anything else (a rejected batch included). */
+  /** The exit code of {@code e}'s {@link ErrorKind}: 2 configuration, 4 retryable, 5 timeout... */
   public static int exitCode(Throwable e) {
-    return e instanceof ConfigException ? EXIT_USAGE : EXIT_FAILURE;
+    return ErrorKind.of(e).exitCode();
   }
 
   /** A replaysafe error's message as written; anything else with its type, which then matters. */

@@ -10,6 +10,7 @@ import io.delta.tables.DeltaTable;
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -58,10 +59,7 @@ public final class Check {
         contract.isHistory() ? silver.where(col(SilverContract.END_AT).isNull()) : silver;
     Dataset<Row> duplicates =
         current
-            .groupBy(
-                contract.keys().stream()
-                    .map(k -> col("`" + k + "`"))
-                    .toArray(org.apache.spark.sql.Column[]::new))
+            .groupBy(SqlNames.columns(contract.keys()))
             .agg(count(lit(1)).as("rows"))
             .where(col("rows").gt(1));
     long duplicateKeys = duplicates.count();
@@ -89,10 +87,7 @@ public final class Check {
       long violations = violating.count();
       List<String> sample =
           violating
-              .select(
-                  contract.silverColumns().stream()
-                      .map(k -> col("`" + k + "`"))
-                      .toArray(org.apache.spark.sql.Column[]::new))
+              .select(SqlNames.columns(contract.silverColumns()))
               .limit(SAMPLE)
               .toJSON()
               .collectAsList();
@@ -105,9 +100,9 @@ public final class Check {
         state = "refused: " + violations + " existing row(s) violate it";
       } else {
         spark.sql(
-            "ALTER TABLE delta.`"
-                + path
-                + "` ADD CONSTRAINT "
+            "ALTER TABLE delta."
+                + SqlNames.quote(path)
+                + " ADD CONSTRAINT "
                 + c.getKey()
                 + " CHECK ("
                 + c.getValue()

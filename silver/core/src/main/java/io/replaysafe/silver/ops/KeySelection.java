@@ -1,10 +1,7 @@
 package io.replaysafe.silver.ops;
 
-import static org.apache.spark.sql.functions.coalesce;
-import static org.apache.spark.sql.functions.concat_ws;
-import static org.apache.spark.sql.functions.lit;
-
 import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -12,7 +9,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
-import org.apache.spark.sql.types.DataTypes;
 
 /**
  * Keys named on the command line or in a file, in the form reports print them: the normalised key
@@ -53,28 +49,11 @@ public record KeySelection(List<String> keys) {
    * The display form of a row's key, computed from raw columns with the contract's normalisation.
    */
   public static Column displayOfRaw(SilverContract contract) {
-    return concat_ws(
-        "/",
-        contract.keys().stream()
-            .map(k -> coalesce(contract.normalizedKey(k).cast(DataTypes.StringType), lit("null")))
-            .toArray(Column[]::new));
+    return SilverContract.display(contract.keys().stream().map(contract::normalizedKey).toList());
   }
 
   /** The display form of a silver row's key (silver stores normalised keys). */
   public static Column displayOfStored(SilverContract contract) {
-    return concat_ws(
-        "/",
-        contract.keys().stream()
-            .map(
-                k ->
-                    coalesce(
-                        org.apache
-                            .spark
-                            .sql
-                            .functions
-                            .col("`" + k + "`")
-                            .cast(DataTypes.StringType),
-                        lit("null")))
-            .toArray(Column[]::new));
+    return SilverContract.display(List.of(SqlNames.columns(contract.keys())));
   }
 }

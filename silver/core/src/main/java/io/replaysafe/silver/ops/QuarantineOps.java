@@ -8,6 +8,7 @@ import io.replaysafe.common.Columns;
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverTables;
 import java.util.LinkedHashMap;
@@ -89,11 +90,7 @@ public final class QuarantineOps {
                 col("r.*"),
                 col("source_file").as(Columns.SOURCE_FILE),
                 col("bronze_version").as("_commit_version"))
-            .select(
-                contract.pipeline().businessColumns().stream()
-                    .map(c -> col("`" + c + "`"))
-                    .toList()
-                    .toArray(new org.apache.spark.sql.Column[0]))
+            .select(SqlNames.columns(contract.pipeline().businessColumns()))
             .withColumn(Columns.SOURCE_FILE, lit("quarantine release by " + by));
     Dataset<Row> prepared = rows;
     for (String key : contract.keys()) {
@@ -108,27 +105,19 @@ public final class QuarantineOps {
     String seqT = contract.sequenceSql("t");
     Map<String, String> values = new LinkedHashMap<>();
     for (String c : contract.silverColumns()) {
-      values.put(c, "s.`" + c + "`");
+      values.put(c, "s." + SqlNames.quote(c));
     }
     values.put(SilverContract.PAYLOAD_HASH, "s." + SilverContract.PAYLOAD_HASH);
-    values.put(SilverContract.SOURCE_FILE, "s.`" + Columns.SOURCE_FILE + "`");
+    values.put(SilverContract.SOURCE_FILE, "s." + SqlNames.quote(Columns.SOURCE_FILE));
     values.put(SilverContract.BRONZE_VERSION, "CAST(NULL AS BIGINT)");
     values.put(SilverContract.APPLIED_AT, "current_timestamp()");
     // A tombstone at or after the released sequence keeps the key deleted.
     Dataset<Row> dead =
         tables
             .tombstones()
-            .select(
-                contract.keys().stream()
-                    .map(k -> col("`" + k + "`"))
-                    .toList()
-                    .toArray(new org.apache.spark.sql.Column[0]))
+            .select(SqlNames.columns(contract.keys()))
             .join(
-                prepared.select(
-                    contract.keys().stream()
-                        .map(k -> col("`" + k + "`"))
-                        .toList()
-                        .toArray(new org.apache.spark.sql.Column[0])),
+                prepared.select(SqlNames.columns(contract.keys())),
                 scala.jdk.javaapi.CollectionConverters.asScala(contract.keys()).toSeq(),
                 "left_semi");
     Dataset<Row> applicable =

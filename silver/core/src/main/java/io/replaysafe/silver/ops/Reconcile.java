@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.lit;
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverTables;
 import java.util.LinkedHashMap;
@@ -76,7 +77,7 @@ public final class Reconcile {
     // and a rerun finds it still missing and deletes it.
     Map<String, String> tombstone = new LinkedHashMap<>();
     for (String c : contract.silver().identityColumns()) {
-      tombstone.put(c, "s.`" + c + "`");
+      tombstone.put(c, "s." + SqlNames.quote(c));
     }
     tombstone.put(SilverContract.PAYLOAD_HASH, "s." + SilverContract.PAYLOAD_HASH);
     tombstone.put(SilverContract.SOURCE_FILE, "s.__reason");

@@ -1,10 +1,9 @@
 package io.replaysafe.silver.ops;
 
-import static org.apache.spark.sql.functions.col;
-
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.BatchReport;
 import io.replaysafe.silver.SilverBatchProcessor;
 import io.replaysafe.silver.SilverContract;
@@ -62,10 +61,7 @@ public final class Repair {
     Dataset<Row> silver = tables.silver();
     return silver
         .where(KeySelection.displayOfStored(contract).isin(keys.keys().toArray()))
-        .select(
-            contract.silverColumns().stream()
-                .map(c -> col("`" + c + "`"))
-                .toArray(org.apache.spark.sql.Column[]::new))
+        .select(SqlNames.columns(contract.silverColumns()))
         .toJSON()
         .collectAsList()
         .stream()
