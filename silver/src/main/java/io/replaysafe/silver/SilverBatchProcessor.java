@@ -14,18 +14,23 @@ import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.sum;
 
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.Policy;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +43,14 @@ public final class SilverBatchProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(SilverBatchProcessor.class);
   static final int MAX_NOTES = 20;
   static final int MAX_REPORTED_ROWS = 50;
+
+  /**
+   * A batch of up to this many rows (after exact retries collapse) is planned on the driver: its
+   * plan is collected once instead of checkpointed, counted and queried for notes in three jobs.
+   */
+  static final long DRIVER_PLAN_ROWS = 50_000;
+
+  private static final String STORED_SEQ_JSON = "__t_seq_json";
 
   private final SparkSession spark;
   private final SilverContract contract;
@@ -96,8 +109,7 @@ public final class SilverBatchProcessor {
       long validCount = inputRows - invalidCount;
 
       Dataset<Row> collapsed = cache(BatchPreparation.collapseRetries(valid, contract), cached);
-      long collapsedCount = collapsed.count();
-      Dataset<Row> inBatch = cache(BatchPreparation.conflictsInBatch(collapsed, contract), cached);
+      Dataset<Row> inBatch = BatchPreparation.conflictsInBatch(collapsed, contract);
       // What silver already holds for these keys: the live row or tombstone (current state), or
       // every stored event (history).
       Dataset<Row> targetState =
@@ -107,13 +119,41 @@ public final class SilverBatchProcessor {
                   : MergePlan.targetState(collapsed, tables, contract),
               cached);
       Dataset<Row> withTarget =
-          cache(
-              contract.isHistory()
-                  ? history.conflictsWithStored(collapsed, targetState)
-                  : MergePlan.conflictsWithTarget(collapsed, targetState, contract),
-              cached);
-      long conflictsInBatch = inBatch.count();
-      long conflictsWithTarget = withTarget.count();
+          contract.isHistory()
+              ? history.conflictsWithStored(collapsed, targetState)
+              : MergePlan.conflictsWithTarget(collapsed, targetState, contract);
+      // One job for the three counts: rows after collapsing, conflicts in the batch and with the
+      // target (most batches have none, and then nothing else reads those two datasets).
+      Row counts =
+          collapsed
+              .select(
+                  lit(0).as("__part"),
+                  lit(1L).as("__rows"),
+                  lit(0L).as("__in_batch"),
+                  lit(0L).as("__with_target"))
+              .unionByName(
+                  inBatch.select(
+                      lit(1).as("__part"),
+                      lit(0L).as("__rows"),
+                      lit(1L).as("__in_batch"),
+                      lit(0L).as("__with_target")))
+              .unionByName(
+                  withTarget.select(
+                      lit(2).as("__part"),
+                      lit(0L).as("__rows"),
+                      lit(0L).as("__in_batch"),
+                      lit(1L).as("__with_target")))
+              .agg(sum("__rows"), sum("__in_batch"), sum("__with_target"))
+              .first();
+      long collapsedCount = counts.isNullAt(0) ? 0 : counts.getLong(0);
+      long conflictsInBatch = counts.isNullAt(1) ? 0 : counts.getLong(1);
+      long conflictsWithTarget = counts.isNullAt(2) ? 0 : counts.getLong(2);
+      if (conflictsInBatch > 0) {
+        inBatch = cache(inBatch, cached);
+      }
+      if (conflictsWithTarget > 0) {
+        withTarget = cache(withTarget, cached);
+      }
 
       List<String> notes = new ArrayList<>();
       String rejection = null;
@@ -220,22 +260,40 @@ public final class SilverBatchProcessor {
       // Checkpointed, not cached: the MERGE into silver invalidates every cached plan that read
       // silver, and a recomputed plan would see the batch's own writes (a revived key would then
       // look like an exact retry to the tombstone MERGE).
-      Dataset<Row> plan = MergePlan.classify(latest, targetState, contract).localCheckpoint(true);
+      Dataset<Row> classified = MergePlan.classify(latest, targetState, contract);
+      Dataset<Row> plan;
       Map<String, Long> actions = new HashMap<>();
-      for (Row r : plan.groupBy(ACTION).count().collectAsList()) {
-        actions.put(r.getString(0), r.getLong(1));
+      if (collapsedCount <= DRIVER_PLAN_ROWS) {
+        // A small batch is decided on the driver: one job collects the plan, which then counts
+        // its actions and explains its decisions without another job, and the MERGE reads it as
+        // a local relation whose size Spark knows.
+        Dataset<Row> explained =
+            classified.withColumn(
+                STORED_SEQ_JSON, org.apache.spark.sql.functions.to_json(col(MergePlan.T_SEQ)));
+        List<Row> rows = explained.collectAsList();
+        plan = spark.createDataFrame(rows, explained.schema());
+        int action = explained.schema().fieldIndex(ACTION);
+        for (Row r : rows) {
+          actions.merge(r.getString(action), 1L, Long::sum);
+        }
+        notes.addAll(planNotes(rows, explained.schema()));
+      } else {
+        plan = classified.localCheckpoint(true);
+        for (Row r : plan.groupBy(ACTION).count().collectAsList()) {
+          actions.put(r.getString(0), r.getLong(1));
+        }
+        if (actions.getOrDefault(MergePlan.OLDER, 0L)
+                + actions.getOrDefault(MergePlan.RETRY, 0L)
+                + actions.getOrDefault(MergePlan.DELETE, 0L)
+                + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L)
+            > 0) {
+          notes.addAll(planNotes(plan));
+        }
       }
       long distinctKeys = actions.values().stream().mapToLong(Long::longValue).sum();
       long cleanCount = conflicted == null && !truncates.enabled() ? collapsedCount : clean.count();
       long olderIgnored = actions.getOrDefault(MergePlan.OLDER, 0L) + olderThanTruncate;
       long retriesOfStored = actions.getOrDefault(MergePlan.RETRY, 0L);
-      if (olderIgnored
-              + retriesOfStored
-              + actions.getOrDefault(MergePlan.DELETE, 0L)
-              + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L)
-          > 0) {
-        notes.addAll(planNotes(plan));
-      }
 
       SilverWriter.Applied applied = writer.apply(plan, actions);
       return finish(
@@ -379,6 +437,43 @@ public final class SilverBatchProcessor {
       notes.add("invalid row in " + r.getString(1) + " (" + r.getString(0) + "): quarantined");
     }
     return notes;
+  }
+
+  /** The plan's notes from its rows on the driver, as {@link #planNotes(Dataset)} selects them. */
+  static List<String> planNotes(List<Row> plan, StructType schema) {
+    int action = schema.fieldIndex(ACTION);
+    int key = schema.fieldIndex(KEY_DISPLAY);
+    int seq = schema.fieldIndex(SEQ_DISPLAY);
+    int stored = schema.fieldIndex(STORED_SEQ_JSON);
+    Set<String> noted =
+        Set.of(MergePlan.OLDER, MergePlan.RETRY, MergePlan.DELETE, MergePlan.TOMBSTONE_ONLY);
+    // Spark orders strings by their UTF-8 bytes, so the notes come out as the Spark query sorts.
+    Comparator<Row> order =
+        Comparator.comparing((Row r) -> UTF8String.fromString(r.getString(key)))
+            .thenComparing(r -> UTF8String.fromString(r.getString(seq)));
+    return plan.stream()
+        .filter(r -> noted.contains(r.getString(action)))
+        .sorted(order)
+        .limit(MAX_NOTES)
+        .map(
+            r ->
+                note(
+                    r.getString(action),
+                    r.getString(key),
+                    r.getString(seq),
+                    r.isNullAt(stored) ? null : r.getString(stored)))
+        .toList();
+  }
+
+  private static String note(String action, String keyDisplay, String seqDisplay, String stored) {
+    String key = "key " + keyDisplay + " sequence " + seqDisplay;
+    return switch (action) {
+      case MergePlan.OLDER ->
+          key + ": older than the stored version " + (stored == null ? "" : stored) + ", ignored";
+      case MergePlan.RETRY -> key + ": exact retry of the stored version, no change";
+      case MergePlan.DELETE -> key + ": deleted (tombstone kept)";
+      default -> key + ": delete of a key silver does not hold, tombstone kept";
+    };
   }
 
   private static List<String> planNotes(Dataset<Row> plan) {
