@@ -15,6 +15,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
 
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.Policy;
@@ -25,6 +26,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -87,15 +89,21 @@ public final class SilverBatchProcessor {
                     col(Truncates.IS_TRUNCATE).and(col(SEQ).isNotNull())));
       }
       Dataset<Row> prepared = cache(BatchPreparation.validate(identified, contract), cached);
-      // One pass for the batch's size, its invalid rows and its bronze versions.
-      Row totals =
-          prepared
-              .agg(
+      // One pass for the batch's size, its invalid rows, its bronze versions and its key bounds.
+      List<Column> facts =
+          new ArrayList<>(
+              List.of(
                   count(lit(1)),
                   count(col(INVALID_REASON)),
                   min(COMMIT_VERSION),
-                  max(COMMIT_VERSION))
-              .first();
+                  max(COMMIT_VERSION)));
+      for (String key : contract.keys()) {
+        Column validKey = when(col(INVALID_REASON).isNull(), col(SilverContract.q(key)));
+        facts.add(min(validKey));
+        facts.add(max(validKey));
+      }
+      Row totals =
+          prepared.agg(facts.get(0), facts.subList(1, facts.size()).toArray(Column[]::new)).first();
       long truncateCount = truncateRows == null ? 0 : truncateRows.count();
       long inputRows = totals.getLong(0) + truncateCount;
       if (inputRows == 0) {
@@ -104,6 +112,7 @@ public final class SilverBatchProcessor {
       long invalidCount = totals.getLong(1);
       Long versionMin = totals.isNullAt(2) ? null : totals.getLong(2);
       Long versionMax = totals.isNullAt(3) ? null : totals.getLong(3);
+      MergePlan.KeyBounds bounds = keyBounds(prepared, totals, 4);
       Dataset<Row> invalid = prepared.where(col(INVALID_REASON).isNotNull());
       Dataset<Row> valid = prepared.where(col(INVALID_REASON).isNull());
       long validCount = inputRows - invalidCount;
@@ -116,7 +125,7 @@ public final class SilverBatchProcessor {
           cache(
               contract.isHistory()
                   ? history.storedEvents(collapsed)
-                  : MergePlan.targetState(collapsed, tables, contract),
+                  : MergePlan.targetState(collapsed, tables, contract, bounds),
               cached);
       Dataset<Row> withTarget =
           contract.isHistory()
@@ -295,7 +304,7 @@ public final class SilverBatchProcessor {
       long olderIgnored = actions.getOrDefault(MergePlan.OLDER, 0L) + olderThanTruncate;
       long retriesOfStored = actions.getOrDefault(MergePlan.RETRY, 0L);
 
-      SilverWriter.Applied applied = writer.apply(plan, actions);
+      SilverWriter.Applied applied = writer.apply(plan, actions, bounds);
       return finish(
           new BatchReport(
               runId,
@@ -324,6 +333,27 @@ public final class SilverBatchProcessor {
         cached.get(i).unpersist();
       }
     }
+  }
+
+  /**
+   * Bounds of the batch's valid keys from the totals row (min and max per key column from {@code
+   * first}); null when a key type has no usable order or the batch has no valid key.
+   */
+  private MergePlan.KeyBounds keyBounds(Dataset<Row> prepared, Row totals, int first) {
+    List<Object> mins = new ArrayList<>();
+    List<Object> maxs = new ArrayList<>();
+    for (int i = 0; i < contract.keys().size(); i++) {
+      String key = contract.keys().get(i);
+      int at = first + 2 * i;
+      if (!MergePlan.KeyBounds.supported(prepared.schema().apply(key).dataType())
+          || totals.isNullAt(at)
+          || totals.isNullAt(at + 1)) {
+        return null;
+      }
+      mins.add(totals.get(at));
+      maxs.add(totals.get(at + 1));
+    }
+    return new MergePlan.KeyBounds(contract.keys(), mins, maxs);
   }
 
   /** Logs an applied batch in the run log and the job's log. */

@@ -9,11 +9,13 @@ import static io.replaysafe.silver.SilverContract.SOURCE_FILE;
 import static io.replaysafe.silver.SilverContract.q;
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
 
 import io.delta.tables.DeltaMergeBuilder;
 import io.replaysafe.common.Columns;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -34,6 +36,11 @@ public final class SilverWriter {
   /** Delta's metrics of one MERGE. */
   public record Applied(long inserted, long updated, long deleted) {}
 
+  /** As {@link #apply(Dataset, Map, MergePlan.KeyBounds)} without key bounds. */
+  public Applied apply(Dataset<Row> plan, Map<String, Long> actions) {
+    return apply(plan, actions, null);
+  }
+
   /**
    * A batch up to this many planned rows is broadcast into the MERGE. Spark would not do it on its
    * own: the size estimate of a checkpointed plan is far too large (about 98 GB for 5,000 rows), so
@@ -43,9 +50,12 @@ public final class SilverWriter {
 
   /**
    * Applies the plan; {@code actions} (count per action) lets a batch with nothing to change skip a
-   * MERGE entirely, and decides which clauses each MERGE needs.
+   * MERGE entirely, and decides which clauses each MERGE needs. {@code keyBounds}, when not null,
+   * bounds the batch's keys (see {@link MergePlan.KeyBounds}) so Delta reads only the target files
+   * whose key range overlaps the batch.
    */
-  public Applied apply(Dataset<Row> plan, Map<String, Long> actions) {
+  public Applied apply(
+      Dataset<Row> plan, Map<String, Long> actions, MergePlan.KeyBounds keyBounds) {
     long toSilverCount =
         actions.getOrDefault(MergePlan.INSERT, 0L)
             + actions.getOrDefault(MergePlan.REVIVE, 0L)
@@ -55,7 +65,8 @@ public final class SilverWriter {
         actions.getOrDefault(MergePlan.REVIVE, 0L)
             + actions.getOrDefault(MergePlan.DELETE, 0L)
             + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L);
-    Applied applied = toSilverCount == 0 ? new Applied(0, 0, 0) : mergeIntoSilver(plan, actions);
+    Applied applied =
+        toSilverCount == 0 ? new Applied(0, 0, 0) : mergeIntoSilver(plan, actions, keyBounds);
     // Rehearsal only (no-op unless -Dreplaysafe.crashPoint=silver-after-merge): a process killed
     // between the silver MERGE and the tombstone MERGE / checkpoint commit.
     if (toSilverCount > 0) {
@@ -63,7 +74,7 @@ public final class SilverWriter {
           io.replaysafe.common.CrashPoints.SILVER_AFTER_MERGE);
     }
     if (toTombstones > 0) {
-      applyTombstones(plan, actions, newer("s", "t"));
+      applyTombstones(plan, actions, newer("s", "t"), keyBounds);
     }
     return applied;
   }
@@ -73,7 +84,8 @@ public final class SilverWriter {
    * not an outer one over every touched file) and a batch of new keys an insert-only MERGE (which
    * Delta runs as an append that rewrites no file).
    */
-  private Applied mergeIntoSilver(Dataset<Row> plan, Map<String, Long> actions) {
+  private Applied mergeIntoSilver(
+      Dataset<Row> plan, Map<String, Long> actions, MergePlan.KeyBounds keyBounds) {
     long deletes = actions.getOrDefault(MergePlan.DELETE, 0L);
     long updates = actions.getOrDefault(MergePlan.UPDATE, 0L);
     long inserts =
@@ -92,7 +104,7 @@ public final class SilverWriter {
             .as("t")
             .merge(
                 source(toSilver, deletes + updates + inserts).as("s"),
-                contract.keyCondition("t", "s"));
+                condition(contract.keyCondition("t", "s"), keyBounds));
     if (deletes > 0) {
       merge = merge.whenMatched("s." + ACTION + " = 'DELETE' AND " + guard).delete();
     }
@@ -113,6 +125,12 @@ public final class SilverWriter {
 
   private static Dataset<Row> source(Dataset<Row> rows, long count) {
     return count <= BROADCAST_ROWS ? broadcast(rows) : rows;
+  }
+
+  /** The MERGE condition: the key equality, and the batch's key bounds on the target. */
+  private static Column condition(String keyEquality, MergePlan.KeyBounds keyBounds) {
+    Column on = expr(keyEquality);
+    return keyBounds == null ? on : on.and(keyBounds.on("t"));
   }
 
   /**
@@ -137,7 +155,8 @@ public final class SilverWriter {
   }
 
   /** Records deletes (so older events cannot resurrect a key) and clears revived keys. */
-  private void applyTombstones(Dataset<Row> plan, Map<String, Long> actions, String guard) {
+  private void applyTombstones(
+      Dataset<Row> plan, Map<String, Long> actions, String guard, MergePlan.KeyBounds keyBounds) {
     long revives = actions.getOrDefault(MergePlan.REVIVE, 0L);
     long deletes =
         actions.getOrDefault(MergePlan.DELETE, 0L)
@@ -157,7 +176,9 @@ public final class SilverWriter {
         tables
             .tombstoneTable()
             .as("t")
-            .merge(source(changes, revives + deletes).as("s"), contract.keyCondition("t", "s"));
+            .merge(
+                source(changes, revives + deletes).as("s"),
+                condition(contract.keyCondition("t", "s"), keyBounds));
     if (deletes > 0) {
       merge = merge.whenMatched(isDelete + " AND " + guard).updateExpr(values);
     }
