@@ -157,6 +157,7 @@ public final class SilverBenchmark {
     boolean keep = false;
     boolean profile = false;
     long warmup = 20_000;
+    boolean idle = true;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--replays" -> replays = Integer.parseInt(args[++i]);
@@ -165,15 +166,17 @@ public final class SilverBenchmark {
         case "--keep" -> keep = true;
         case "--profile" -> profile = true;
         case "--warmup" -> warmup = Long.parseLong(args[++i]);
+        case "--no-idle" -> idle = false;
         case "-h", "--help" -> {
           System.out.println(
               "usage: bench-silver [--replays K] [--rebuilds R] [--dir DIR] [--keep] [--profile]"
-                  + " [--warmup ROWS]"
+                  + " [--warmup ROWS] [--no-idle]"
                   + " [ROWS...]\n"
                   + "  ROWS: silver table sizes (default 1000000 5000000); K rounds of replay and"
                   + " hand-written baseline (default 3) and R rebuilds (default 1) per size,"
                   + " medians reported; a warm-up run on ROWS rows (default 20000, 0 for none)"
-                  + " first, not reported");
+                  + " first, not reported; then (unless --no-idle) the wall time of"
+                  + " 'replaysafe run' with nothing new, JVM start included");
           return;
         }
         default -> sizes.add(Long.parseLong(args[i].replace("_", "").replace(",", "")));
@@ -228,6 +231,10 @@ public final class SilverBenchmark {
       }
     }
     boolean allMet = printSummary(results);
+    String launcher = System.getProperty("bench.launcher");
+    if (idle && launcher != null) {
+      allMet &= idleRun(Path.of(launcher), base);
+    }
     System.out.println(
         allMet ? "bench-silver: every target MET" : "bench-silver: some target NOT MET");
   }
@@ -704,6 +711,94 @@ public final class SilverBenchmark {
         partitions,
         clustering,
         new java.util.TreeMap<>(properties));
+  }
+
+  static final double TARGET_IDLE_SECONDS = 15;
+
+  /**
+   * Issue 14, item 4: {@code replaysafe run} on a pipeline with nothing new, as a scheduler starts
+   * it (a fresh JVM through the launcher), timed from outside. A first run ingests one small file;
+   * the second, timed, finds nothing new. Bronze's and silver's own seconds come from its JSON
+   * line; the rest is the JVM, class loading and the Spark session.
+   */
+  static boolean idleRun(Path launcher, Path base) throws Exception {
+    Path dir = Files.createTempDirectory(base, "idle-");
+    Path landing = Files.createDirectories(dir.resolve("landing"));
+    Files.writeString(
+        landing.resolve("orders-1.json"),
+        "{\"order_id\":1,\"source_version\":1,\"status\":\"PLACED\",\"op\":\"UPSERT\"}\n");
+    Path pipeline = dir.resolve("pipeline.yaml");
+    Files.writeString(
+        pipeline,
+        String.join(
+            "\n",
+            "name: idle",
+            "source:",
+            "  path: " + landing,
+            "  schema: \"order_id BIGINT, source_version BIGINT, status STRING, op STRING\"",
+            "bronze:",
+            "  path: " + dir.resolve("bronze"),
+            "  checkpoint: " + dir.resolve("checkpoints/bronze"),
+            "silver:",
+            "  path: " + dir.resolve("silver"),
+            "  checkpoint: " + dir.resolve("checkpoints/silver"),
+            "  keys: [order_id]",
+            "  sequenceBy: [source_version]",
+            "  applyAsDeletes: \"op = 'DELETE'\"",
+            "  exceptColumnList: [op]",
+            ""));
+    System.out.printf(Locale.ROOT, "%n== replaysafe run with nothing new (%s)%n", launcher);
+    launch(launcher, pipeline, dir.resolve("first.err"));
+    double load = RunMeter.loadAverage();
+    long started = System.nanoTime();
+    String json = launch(launcher, pipeline, dir.resolve("idle.err"));
+    double wall = seconds(started);
+    load = Math.max(load, RunMeter.loadAverage());
+    com.fasterxml.jackson.databind.JsonNode report =
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(json);
+    double bronze = report.path("bronze").path("seconds").asDouble();
+    double silver = report.path("silver").path("seconds").asDouble();
+    boolean met = wall <= TARGET_IDLE_SECONDS;
+    System.out.printf(
+        Locale.ROOT,
+        "idle run: %.1f s wall (bronze %.1f s, silver %.1f s, the rest %.1f s: JVM start, class"
+            + " loading, Spark session), %d silver batch(es), load %.2f%n",
+        wall,
+        bronze,
+        silver,
+        wall - bronze - silver,
+        report.path("silver").path("batches").asInt(-1),
+        load);
+    System.out.printf(
+        Locale.ROOT,
+        "target: idle 'replaysafe run' wall time incl. JVM start: %.1f s <= %.0f s %s%n",
+        wall,
+        TARGET_IDLE_SECONDS,
+        met ? "MET" : "NOT MET");
+    return met;
+  }
+
+  /** One {@code replaysafe run --json}: its JSON line; stderr kept in {@code err}. */
+  private static String launch(Path launcher, Path pipeline, Path err) throws Exception {
+    Process p =
+        new ProcessBuilder(launcher.toString(), "run", "--config", pipeline.toString(), "--json")
+            .redirectError(err.toFile())
+            .start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    int exit = p.waitFor();
+    if (exit != 0) {
+      throw new IllegalStateException(
+          "bench-silver: 'replaysafe run' exited "
+              + exit
+              + ": "
+              + out
+              + " (stderr in "
+              + err
+              + ")");
+    }
+    String[] lines = out.strip().split("\n");
+    return lines[lines.length - 1];
   }
 
   /** The medians, ratios and one line per target; true when every target is met. */
