@@ -3,6 +3,9 @@ package io.replaysafe.bronze;
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ErrorMessages;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.SchemaChange;
+import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Every error the bronze job raises on purpose, each saying what failed, why, and how to fix it. (A
@@ -40,5 +43,35 @@ public final class BronzeErrors {
             + "'. A checkpoint tracks the files of one source only. Give this source its own"
             + " bronze.checkpoint (or, to start over on purpose, delete the checkpoint:"
             + " every file under source.path is then ingested again).");
+  }
+
+  /** A new column named like the rescued-data column an earlier version of the source had. */
+  static ConfigException columnOfFormerRescuedName(String column) {
+    return new ConfigException(
+        "Cannot add column '"
+            + column
+            + "' to source.schema: bronze already holds a column of that name, the"
+            + " rescued-data column of an earlier version of this source. Give the new"
+            + " column another name.");
+  }
+
+  /** Schema changes the rows already in bronze cannot follow. */
+  static ConfigException incompatibleSchema(String checkpoint, List<SchemaChange> refused) {
+    return new ConfigException(
+        "Cannot continue bronze.checkpoint "
+            + checkpoint
+            + " with the new source.schema: "
+            + refused.stream().map(SchemaChange::describe).collect(Collectors.joining("; "))
+            + ". Rows already in bronze were stored under the old schema, and this change would"
+            + " lose or reinterpret them; only adding nullable columns (or struct fields) and"
+            + " widening types (e.g. INT to BIGINT, FLOAT to DOUBLE, DECIMAL precision up, DATE to"
+            + " TIMESTAMP_NTZ) are applied in place. To make this change, either (1) re-parse"
+            + " every file into a new bronze table: set bronze.path and bronze.checkpoint to new"
+            + " locations and run bronze (each file under source.path is read again with the new"
+            + " schema), then give silver a new silver.checkpoint; or (2) start the new schema"
+            + " with the files that land from now on: set new bronze.path and bronze.checkpoint"
+            + " and point source.path at a new prefix (or narrow it with"
+            + " source.options.pathGlobFilter) holding only the newer files. Or keep the old"
+            + " schema in source.schema.");
   }
 }

@@ -1,7 +1,6 @@
 package io.replaysafe.bronze;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.io.Json;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -51,10 +50,6 @@ public record BronzeResult(
   }
 
   public String toJson() {
-    try {
-      return new ObjectMapper().writeValueAsString(toMap());
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return Json.compact(toMap());
   }
 }

@@ -1,8 +1,7 @@
 package io.replaysafe.bronze;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.replaysafe.common.ConfigException;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.SchemaChange;
 import io.replaysafe.common.config.SourceConfig;
 import java.io.IOException;
@@ -15,7 +14,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.stream.Collectors;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -91,27 +89,13 @@ final class SourceBinding {
         stored = JSON.readValue(new String(in.readAllBytes(), StandardCharsets.UTF_8), Map.class);
       }
     } catch (IOException e) {
-      throw new ReplaysafeException(
-          "Cannot read " + file + " in the bronze checkpoint: " + e.getMessage(), e);
+      throw StorageErrors.cannotAccess("the bronze checkpoint", file, e);
     }
     for (String field : List.of("path", "format")) {
       Object was = stored.get(field);
       String now = "path".equals(field) ? source.path() : source.format();
       if (!Objects.equals(was, now)) {
-        throw new ConfigException(
-            "Cannot use bronze.checkpoint "
-                + checkpoint
-                + ": it belongs to a source with "
-                + field
-                + " '"
-                + was
-                + "', and this pipeline's source has "
-                + field
-                + " '"
-                + now
-                + "'. A checkpoint tracks the files of one source only. Give this source its own"
-                + " bronze.checkpoint (or, to start over on purpose, delete the checkpoint:"
-                + " every file under source.path is then ingested again).");
+        throw BronzeErrors.checkpointOfAnotherSource(checkpoint, field, was, now);
       }
     }
     List<Version> history = history(stored);
@@ -123,16 +107,11 @@ final class SourceBinding {
       boolean formerRescued =
           history.stream().anyMatch(v -> v.rescuedDataColumn().equals(change.path()));
       if (change.kind() == SchemaChange.Kind.ADDED && formerRescued) {
-        throw new ConfigException(
-            "Cannot add column '"
-                + change.path()
-                + "' to source.schema: bronze already holds a column of that name, the"
-                + " rescued-data column of an earlier version of this source. Give the new"
-                + " column another name.");
+        throw BronzeErrors.columnOfFormerRescuedName(change.path());
       }
     }
     if (!refused.isEmpty()) {
-      throw incompatible(checkpoint, refused);
+      throw BronzeErrors.incompatibleSchema(checkpoint, refused);
     }
     return new Check(file, true, history, changes);
   }
@@ -163,8 +142,7 @@ final class SourceBinding {
         out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(binding));
       }
     } catch (IOException e) {
-      throw new ReplaysafeException(
-          "Cannot write " + check.file() + " in the bronze checkpoint: " + e.getMessage(), e);
+      throw StorageErrors.cannotAccess("the bronze checkpoint", check.file(), e);
     }
   }
 
@@ -181,8 +159,7 @@ final class SourceBinding {
             JSON.readValue(new String(in.readAllBytes(), StandardCharsets.UTF_8), Map.class));
       }
     } catch (IOException e) {
-      throw new ReplaysafeException(
-          "Cannot read " + file + " in the bronze checkpoint: " + e.getMessage(), e);
+      throw StorageErrors.cannotAccess("the bronze checkpoint", file, e);
     }
   }
 
@@ -209,24 +186,5 @@ final class SourceBinding {
               null));
     }
     return history;
-  }
-
-  private static ConfigException incompatible(String checkpoint, List<SchemaChange> refused) {
-    return new ConfigException(
-        "Cannot continue bronze.checkpoint "
-            + checkpoint
-            + " with the new source.schema: "
-            + refused.stream().map(SchemaChange::describe).collect(Collectors.joining("; "))
-            + ". Rows already in bronze were stored under the old schema, and this change would"
-            + " lose or reinterpret them; only adding nullable columns (or struct fields) and"
-            + " widening types (e.g. INT to BIGINT, FLOAT to DOUBLE, DECIMAL precision up, DATE to"
-            + " TIMESTAMP_NTZ) are applied in place. To make this change, either (1) re-parse"
-            + " every file into a new bronze table: set bronze.path and bronze.checkpoint to new"
-            + " locations and run bronze (each file under source.path is read again with the new"
-            + " schema), then give silver a new silver.checkpoint; or (2) start the new schema"
-            + " with the files that land from now on: set new bronze.path and bronze.checkpoint"
-            + " and point source.path at a new prefix (or narrow it with"
-            + " source.options.pathGlobFilter) holding only the newer files. Or keep the old"
-            + " schema in source.schema.");
   }
 }

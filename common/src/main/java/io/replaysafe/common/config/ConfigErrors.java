@@ -61,6 +61,20 @@ public final class ConfigErrors {
     return new ConfigException(key + " is not supported: " + why);
   }
 
+  /** A source.schema column of a type bronze cannot read from JSON lines. */
+  public static ConfigException unreadableType(String column, String typeSql, String why) {
+    return new ConfigException(
+        "source.schema column '"
+            + column
+            + "' has type "
+            + typeSql
+            + ", which bronze cannot read from JSON: "
+            + why
+            + ". Supported: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s),"
+            + " STRING, BINARY, DATE, TIMESTAMP, TIMESTAMP_NTZ, VARIANT, and ARRAY, MAP<STRING, ...>"
+            + " and STRUCT of these.");
+  }
+
   /** A key naming a column the source schema does not declare. */
   public static ConfigException unknownColumn(String where, String column, List<String> known) {
     return new ConfigException(

@@ -130,10 +130,9 @@ public record SourceConfig(
       checkSupported(name + "[]", array.elementType());
     } else if (type instanceof MapType map) {
       if (!(map.keyType() instanceof StringType)) {
-        throw new ConfigException(
-            "source.schema column '"
-                + name
-                + "' is a map with non-string keys; JSON keys are strings, use MAP<STRING, ...>");
+        throw ConfigErrors.rule(
+            "source.schema column '" + name + "' is a map with non-string keys",
+            "JSON keys are strings, use MAP<STRING, ...>");
       }
       checkSupported(name + "{}", map.valueType());
     } else if (type instanceof CharType || type instanceof VarcharType) {
@@ -161,16 +160,7 @@ public record SourceConfig(
   }
 
   private static ConfigException unsupported(String name, DataType type, String why) {
-    return new ConfigException(
-        "source.schema column '"
-            + name
-            + "' has type "
-            + type.sql()
-            + ", which bronze cannot read from JSON: "
-            + why
-            + ". Supported: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s),"
-            + " STRING, BINARY, DATE, TIMESTAMP, TIMESTAMP_NTZ, VARIANT, and ARRAY, MAP<STRING, ...>"
-            + " and STRUCT of these.");
+    return ConfigErrors.unreadableType(name, type.sql(), why);
   }
 
   static String firstLine(Throwable e) {

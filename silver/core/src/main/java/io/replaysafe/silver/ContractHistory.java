@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.delta.tables.DeltaTable;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaChange;
 import io.replaysafe.common.config.SilverConfig;
@@ -155,41 +154,36 @@ public final class ContractHistory {
     refuseIdentityChange(where, "silver.keyNormalization", last.keyNormalization(), normalization);
     refuseIdentityChange(where, "silver.sequenceBy", last.sequenceBy(), s.sequenceBy());
     if (last.storedAsScdType() != s.storedAsScdType()) {
-      throw new ConfigException(
-          "Cannot change silver.storedAsScdType of "
+      throw SilverErrors.contractChange(
+          "change silver.storedAsScdType of "
               + where
               + " from "
               + last.storedAsScdType()
               + " to "
               + s.storedAsScdType()
-              + " in place: the table's shape (current state or history) is fixed when it is"
-              + " created. Write the new table elsewhere (new silver.path and silver.checkpoint);"
-              + " it is built from all of bronze.");
+              + " in place",
+          "the table's shape (current state or history) is fixed when it is created",
+          "Write the new table elsewhere (new silver.path and silver.checkpoint); it is built"
+              + " from all of bronze");
     }
     List<String> droppedColumns =
         last.silverColumns().stream().filter(c -> !probe.silverColumns().contains(c)).toList();
     if (!droppedColumns.isEmpty()) {
-      throw new ConfigException(
-          "Cannot remove "
+      throw SilverErrors.contractChange(
+          "remove "
               + droppedColumns
               + " from the columns of "
               + where
-              + " in place (columnList / exceptColumnList): the column would stay in the table"
-              + " with values nobody maintains. Keep it, or write silver anew (new silver.path and"
-              + " silver.checkpoint).");
+              + " in place (columnList / exceptColumnList)",
+          "the column would stay in the table with values nobody maintains",
+          "Keep it, or write silver anew (new silver.path and silver.checkpoint)");
     }
     StructType before = StructType.fromDDL(last.sourceSchema());
     List<SchemaChange> schemaChanges = SchemaChange.between(before, schema);
     List<SchemaChange> refused = SchemaChange.incompatible(schemaChanges);
     if (!refused.isEmpty()) {
-      throw new ConfigException(
-          "Cannot continue "
-              + where
-              + " with the new source.schema: "
-              + refused.stream().map(SchemaChange::describe).collect(Collectors.joining("; "))
-              + ". Only added nullable columns and widened types are applied in place; write"
-              + " silver anew (new silver.path and silver.checkpoint) after bronze has the new"
-              + " schema.");
+      throw SilverErrors.incompatibleSchema(
+          where, refused.stream().map(SchemaChange::describe).collect(Collectors.joining("; ")));
     }
     HashRule rule = last.hashRule().next(probe.payloadColumns(), schema, s.floatScale());
     SilverContract contract = new SilverContract(pipeline, rule);
@@ -255,20 +249,13 @@ public final class ContractHistory {
 
   private static void refuseIdentityChange(String where, String option, Object was, Object now) {
     if (!was.equals(now)) {
-      throw new ConfigException(
-          "Cannot change "
-              + option
-              + " of "
-              + where
-              + " from "
-              + was
-              + " to "
-              + now
-              + " in place: keys, their normalisation and sequenceBy are silver's identity and"
-              + " precedence; every stored row, tombstone and sequence guard was decided with"
-              + " them, and a new identity would merge or split stored keys. Write silver anew"
-              + " under the new contract: set a new silver.path and silver.checkpoint (it is"
-              + " built from all of bronze), then switch readers to it.");
+      throw SilverErrors.contractChange(
+          "change " + option + " of " + where + " from " + was + " to " + now + " in place",
+          "keys, their normalisation and sequenceBy are silver's identity and precedence; every"
+              + " stored row, tombstone and sequence guard was decided with them, and a new"
+              + " identity would merge or split stored keys",
+          "Write silver anew under the new contract: set a new silver.path and silver.checkpoint"
+              + " (it is built from all of bronze), then switch readers to it");
     }
   }
 

@@ -16,7 +16,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.replaysafe.common.ConfigException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -83,13 +82,15 @@ public record HashRule(List<Entry> entries, int floatScale) {
     List<String> removed =
         entries.stream().map(Entry::column).filter(c -> !payloadColumns.contains(c)).toList();
     if (!removed.isEmpty()) {
-      throw new ConfigException(
-          "Cannot remove "
+      throw SilverErrors.contractChange(
+          "remove "
               + removed
               + " from the payload in place (silver.payloadColumns, or the default of every"
-              + " business column): stored rows were hashed with them, so every replay of a"
-              + " stored event would become a conflict. Keep them in the payload, or write silver"
-              + " anew under the new contract (new silver.path and silver.checkpoint).");
+              + " business column)",
+          "stored rows were hashed with them, so every replay of a stored event would become a"
+              + " conflict",
+          "Keep them in the payload, or write silver anew under the new contract (new"
+              + " silver.path and silver.checkpoint)");
     }
     List<Entry> next = new ArrayList<>(entries);
     for (String c : payloadColumns) {
@@ -99,15 +100,13 @@ public record HashRule(List<Entry> entries, int floatScale) {
     }
     if (newFloatScale != floatScale
         && next.stream().anyMatch(e -> isFractional(schema.apply(e.column()).dataType()))) {
-      throw new ConfigException(
-          "Cannot change silver.floatScale from "
+      throw SilverErrors.contractChange(
+          "change silver.floatScale from " + floatScale + " to " + newFloatScale + " in place",
+          "the payload has fractional columns, and stored rows were hashed at the old scale, so"
+              + " replays would become conflicts",
+          "Keep floatScale "
               + floatScale
-              + " to "
-              + newFloatScale
-              + " in place: the payload has fractional columns, and stored rows were hashed at"
-              + " the old scale, so replays would become conflicts. Keep floatScale "
-              + floatScale
-              + ", or write silver anew (new silver.path and silver.checkpoint).");
+              + ", or write silver anew (new silver.path and silver.checkpoint)");
     }
     return new HashRule(next, newFloatScale);
   }

@@ -22,6 +22,41 @@ public final class SilverErrors {
             "Run 'replaysafe bronze' (or 'replaysafe run') first"));
   }
 
+  /**
+   * The bronze table lacks a column of source.schema (or has it at another type): bronze evolves
+   * its table on its next run. Like a missing bronze table, a state to wait for, not a config
+   * error.
+   */
+  public static ReplaysafeException bronzeNotEvolved(
+      String pipeline, String declared, String bronzePath, String found) {
+    return new ReplaysafeException(
+        ErrorMessages.of(
+            "Cannot run silver for pipeline '" + pipeline + "'",
+            "source.schema declares "
+                + declared
+                + ", and the bronze table at "
+                + bronzePath
+                + " "
+                + found,
+            "Run 'replaysafe bronze' (or 'replaysafe run') first: it evolves the bronze table to"
+                + " the new schema"));
+  }
+
+  /** A change of the contract that the stored tables cannot follow in place. */
+  public static ConfigException contractChange(String change, String why, String fix) {
+    return new ConfigException(ErrorMessages.of("Cannot " + change, why, fix));
+  }
+
+  /** A source.schema change silver cannot apply to what it stores. */
+  public static ConfigException incompatibleSchema(String where, String changes) {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot continue " + where + " with the new source.schema",
+            changes,
+            "Only added nullable columns and widened types are applied in place; write silver"
+                + " anew (new silver.path and silver.checkpoint) after bronze has the new schema"));
+  }
+
   /** A run failed for a reason replaysafe did not raise itself (S3, Spark, the Delta log). */
   public static RuntimeException runFailed(PipelineConfig config, Exception e) {
     return ErrorMessages.runFailed(

@@ -146,20 +146,13 @@ public final class SilverJob {
       var index = bronze.getFieldIndex(f.name());
       if (index.isEmpty()
           || !bronze.fields()[(Integer) index.get()].dataType().equals(f.dataType())) {
-        throw new ConfigException(
-            "Cannot run silver for pipeline '"
-                + config.name()
-                + "': source.schema declares "
-                + f.name()
-                + " "
-                + f.dataType().sql()
-                + ", and the bronze table at "
-                + bronzePath
-                + (index.isEmpty()
-                    ? " has no such column yet"
-                    : " has it as " + bronze.fields()[(Integer) index.get()].dataType().sql())
-                + ". Run 'replaysafe bronze' (or 'replaysafe run') first: it evolves the bronze"
-                + " table to the new schema.");
+        throw SilverErrors.bronzeNotEvolved(
+            config.name(),
+            f.name() + " " + f.dataType().sql(),
+            bronzePath,
+            index.isEmpty()
+                ? "has no such column yet"
+                : "has it as " + bronze.fields()[(Integer) index.get()].dataType().sql());
       }
     }
   }

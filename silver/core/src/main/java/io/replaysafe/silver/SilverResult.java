@@ -1,7 +1,6 @@
 package io.replaysafe.silver;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.io.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -77,10 +76,6 @@ public record SilverResult(
   }
 
   public String toJson() {
-    try {
-      return new ObjectMapper().writeValueAsString(toMap());
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e);
-    }
+    return Json.compact(toMap());
   }
 }
