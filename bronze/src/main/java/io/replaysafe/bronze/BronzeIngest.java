@@ -9,7 +9,7 @@ import static org.apache.spark.sql.functions.size;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.spark.DeltaSchemaEvolution;
@@ -90,7 +90,7 @@ public final class BronzeIngest {
               .start(config.bronze().path());
       query.awaitTermination();
     } catch (StreamingQueryException e) {
-      throw failure(e);
+      throw BronzeErrors.runFailed(config, e);
     } finally {
       spark.sparkContext().clearJobGroup();
     }
@@ -163,7 +163,11 @@ public final class BronzeIngest {
    * Creates the bronze table on first use with the change data feed on: silver reads it as a stream
    * of inserts that carry their bronze commit version, for provenance in quarantine. An existing
    * table is evolved to the source's schema (columns added, types widened); the binding check
-   * refused every other change before.
+   * refused every other change before. Delta keeps file statistics only for the schema's own
+   * columns ({@link #STATS_COLUMNS_PROPERTY}): nobody skips files on provenance, rescued or corrupt
+   * text, and their statistics cost about a quarter of bronze's CPU. The property is the user's to
+   * change afterwards ({@code ALTER TABLE ... SET TBLPROPERTIES}); an existing table keeps what it
+   * has.
    */
   private void ensureTable() {
     StructType nullable = tableSchema(config.source());
@@ -175,6 +179,7 @@ public final class BronzeIngest {
         .location(config.bronze().path())
         .addColumns(nullable)
         .property("delta.enableChangeDataFeed", "true")
+        .property(STATS_COLUMNS_PROPERTY, statsColumns(config.source().schema()))
         .comment("replaysafe bronze table of pipeline " + config.name())
         .execute();
     // Tables created before the column existed get it (null in their older rows).
@@ -202,37 +207,14 @@ public final class BronzeIngest {
     return nullable;
   }
 
-  private RuntimeException failure(Exception e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ReplaysafeException known) {
-        return known;
-      }
-    }
-    return new ReplaysafeException(
-        "Bronze run of pipeline '"
-            + config.name()
-            + "' failed reading "
-            + config.source().path()
-            + " into "
-            + config.bronze().path()
-            + ": "
-            + rootMessage(e)
-            + ". The checkpoint "
-            + config.bronze().checkpoint()
-            + " did not advance past the failed batch; fix the cause and run again.",
-        e);
-  }
+  /** The Delta table property naming the columns Delta collects file statistics on. */
+  public static final String STATS_COLUMNS_PROPERTY = "delta.dataSkippingStatsColumns";
 
-  static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = String.valueOf(root.getMessage());
-    int newline = message.indexOf('\n');
-    return root.getClass().getSimpleName()
-        + ": "
-        + (newline < 0 ? message : message.substring(0, newline));
+  /** The schema's top-level columns, quoted for Delta's column-list syntax. */
+  static String statsColumns(StructType schema) {
+    return java.util.Arrays.stream(schema.fieldNames())
+        .map(n -> "`" + n.replace("`", "``") + "`")
+        .collect(java.util.stream.Collectors.joining(","));
   }
 
   private boolean sourceExists(String path) {
@@ -241,7 +223,7 @@ public final class BronzeIngest {
       FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
       return fs.exists(p);
     } catch (IOException e) {
-      throw new ReplaysafeException("Cannot list source.path " + path + ": " + e.getMessage(), e);
+      throw StorageErrors.cannotList("source.path", path, e);
     }
   }
 

@@ -1,6 +1,6 @@
 package io.replaysafe.cli;
 
-import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.StorageConfig;
@@ -121,8 +121,8 @@ final class RehearseCommand implements Callable<Integer> {
     String template;
     if (config != null) {
       if (!Files.isRegularFile(config)) {
-        throw new ConfigException(
-            "Pipeline file " + config + ": it does not exist; check the --config path.");
+        throw ConfigErrors.inPipelineFile(
+            config.toString(), "it does not exist; check the --config path.", null);
       }
       template = Files.readString(config, StandardCharsets.UTF_8);
     } else {

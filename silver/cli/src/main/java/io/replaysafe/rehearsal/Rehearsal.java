@@ -4,8 +4,8 @@ import static org.apache.spark.sql.functions.col;
 
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.CrashPoints;
+import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.Policy;
@@ -157,21 +157,22 @@ public final class Rehearsal {
     for (String p : paths) {
       URI uri = URI.create(p);
       if (!"s3a".equals(uri.getScheme()) || uri.getHost() == null) {
-        throw new ConfigException(
-            "The rehearsal runs against an S3 endpoint: every path must be s3a://BUCKET/...; "
+        throw ConfigErrors.rule(
+            "The rehearsal runs against an S3 endpoint: every path must be s3a://BUCKET/..., and "
                 + p
-                + " is not. Use s3a:// paths (and storage.endpoint: ${endpoint}).");
+                + " is not",
+            "use s3a:// paths (and storage.endpoint: ${endpoint})");
       }
       buckets.add(uri.getHost());
     }
     if (silver.onConflict() != Policy.QUARANTINE || silver.onInvalid() != Policy.QUARANTINE) {
-      throw new ConfigException(
+      throw ConfigErrors.rule(
           "The rehearsal expects onConflict: quarantine and onInvalid: quarantine (a conflicting"
-              + " equal version is one of its steps); the pipeline file says onConflict: "
+              + " equal version is one of its steps), and the pipeline file says onConflict: "
               + silver.onConflict()
               + ", onInvalid: "
-              + silver.onInvalid()
-              + ".");
+              + silver.onInvalid(),
+          "set both to quarantine");
     }
     return List.copyOf(buckets);
   }

@@ -2,13 +2,13 @@ package io.replaysafe.silver;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.ConfigException;
-import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
 import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalLong;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -47,12 +47,7 @@ public final class SilverJob {
     SparkSessions.applyStorage(spark, config.storage());
     String bronzePath = config.bronze().path();
     if (!DeltaTable.isDeltaTable(spark, bronzePath)) {
-      throw new ConfigException(
-          "Cannot run silver for pipeline '"
-              + config.name()
-              + "': there is no bronze table at "
-              + bronzePath
-              + " yet. Run 'replaysafe bronze' (or 'replaysafe run') first.");
+      throw SilverErrors.noBronzeTable(config.name(), bronzePath);
     }
     ContractHistory.Resolved resolved = ContractHistory.resolve(spark, config);
     SilverContract contract = resolved.contract();
@@ -66,7 +61,37 @@ public final class SilverJob {
     if (truncates.enabled()) {
       truncates.ensureExists();
     }
-    SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
+    long bronzeVersion = latestVersion(bronzePath);
+    OptionalLong processed =
+        new SilverCheckpoint(
+                config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
+            .processedThrough();
+    List<BatchReport> reports;
+    if (processed.isPresent() && processed.getAsLong() >= bronzeVersion) {
+      // A scheduled run with nothing new: starting the query would only find that out slowly.
+      LOG.info(
+          "silver {}: the checkpoint has processed bronze through version {}, the newest; no"
+              + " stream started",
+          config.name(),
+          processed.getAsLong());
+      reports = List.of();
+    } else {
+      reports = stream(new SilverBatchProcessor(spark, contract, tables), bronzePath);
+    }
+    long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
+    SilverResult result =
+        new SilverResult(
+            config.name(),
+            reports,
+            purged,
+            latestVersion(config.requireSilver().path()),
+            (System.nanoTime() - started) / 1e9);
+    LOG.info("{}", result.summary());
+    return result;
+  }
+
+  /** The availableNow query over bronze; the reports of the batches it ran. */
+  private List<BatchReport> stream(SilverBatchProcessor processor, String bronzePath) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
 
     var reader = spark.readStream().format("delta");
@@ -99,20 +124,15 @@ public final class SilverJob {
               .start();
       query.awaitTermination();
     } catch (StreamingQueryException e) {
-      throw failure(e);
+      throw SilverErrors.runFailed(config, e);
     } catch (java.util.concurrent.TimeoutException e) {
-      throw failure(e);
+      throw SilverErrors.runFailed(config, e);
     }
-    long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
-    SilverResult result =
-        new SilverResult(
-            config.name(),
-            List.copyOf(reports),
-            purged,
-            DeltaTable.forPath(spark, config.requireSilver().path()).history(1).head().getLong(0),
-            (System.nanoTime() - started) / 1e9);
-    LOG.info("{}", result.summary());
-    return result;
+    return List.copyOf(reports);
+  }
+
+  private long latestVersion(String path) {
+    return DeltaTable.forPath(spark, path).history(1).head().getLong(0);
   }
 
   /**
@@ -166,25 +186,5 @@ public final class SilverJob {
           "Purged {} tombstone(s) older than {}", expired, contract.silver().tombstoneRetention());
     }
     return expired;
-  }
-
-  private RuntimeException failure(Exception e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ReplaysafeException known) {
-        return known;
-      }
-    }
-    return new ReplaysafeException(
-        "Silver run of pipeline '"
-            + config.name()
-            + "' failed reading "
-            + config.bronze().path()
-            + " into "
-            + config.requireSilver().path()
-            + ": "
-            + e.getMessage()
-            + ". The silver checkpoint did not advance past the failed batch; fix the cause and"
-            + " run again.",
-        e);
   }
 }

@@ -2,6 +2,7 @@ package io.replaysafe.silver;
 
 import static io.replaysafe.silver.SilverHarness.delete;
 import static io.replaysafe.silver.SilverHarness.order;
+import static org.apache.spark.sql.functions.col;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.testing.SparkTestBase;
@@ -39,6 +40,14 @@ class ReplayIdempotenceTest extends SparkTestBase {
         String.join("\n", rows(p.tombstones().drop("__deleted_at"))));
   }
 
+  /** Inserted, updated and deleted over a run: each, not their sum. */
+  static List<Long> changes(SilverResult result) {
+    return List.of(
+        result.total(BatchReport::inserted),
+        result.total(BatchReport::updated),
+        result.total(BatchReport::deleted));
+  }
+
   List<String> quarantineIds(SilverHarness p) {
     return rows(p.quarantine().select("quarantine_id").orderBy("quarantine_id"));
   }
@@ -57,11 +66,7 @@ class ReplayIdempotenceTest extends SparkTestBase {
     SilverResult replay = p.silverOnly();
 
     assertThat(replay.batches()).singleElement().extracting(BatchReport::batchId).isEqualTo(1L);
-    assertThat(
-            replay.total(BatchReport::inserted)
-                + replay.total(BatchReport::updated)
-                + replay.total(BatchReport::deleted))
-        .isZero();
+    assertThat(changes(replay)).containsExactly(0L, 0L, 0L);
     assertThat(state(p)).isEqualTo(before);
     assertThat(quarantineIds(p)).isEqualTo(quarantined);
     // The run log keeps one row per applied batch.
@@ -87,14 +92,71 @@ class ReplayIdempotenceTest extends SparkTestBase {
     SilverResult rerun = p.silverOnly();
 
     assertThat(rerun.total(BatchReport::inputRows)).isEqualTo(8);
-    assertThat(
-            rerun.total(BatchReport::inserted)
-                + rerun.total(BatchReport::updated)
-                + rerun.total(BatchReport::deleted))
-        .isZero();
+    assertThat(changes(rerun)).containsExactly(0L, 0L, 0L);
     assertThat(state(p)).isEqualTo(before);
     // Nothing quarantined before is quarantined twice. (Reprocessing all of bronze in one batch
     // also finds key 2's two payloads at sequence 1 as an in-batch conflict: its rows join them.)
-    assertThat(quarantineIds(p)).containsAll(quarantined).doesNotHaveDuplicates();
+    List<String> after = quarantineIds(p);
+    assertThat(after).containsAll(quarantined).hasSize(quarantined.size() + 1);
+    assertThat(
+            rows(
+                p.quarantine()
+                    .where(
+                        org.apache.spark.sql.functions.not(
+                            col("quarantine_id").isin(quarantined.toArray())))
+                    .selectExpr("reason", "get_json_object(raw_payload, '$.status')")))
+        .containsExactly("CONFLICT_IN_BATCH|Created");
+  }
+
+  @Test
+  void aRunWithNothingNewStartsNoStreamAndANewCommitStillRuns() {
+    SilverHarness p = loaded();
+    List<String> before = state(p);
+    long bronzeVersion =
+        io.delta.tables.DeltaTable.forPath(spark, p.config.bronze().path())
+            .history(1)
+            .head()
+            .getLong(0);
+    assertThat(
+            new SilverCheckpoint(
+                    p.config.requireSilver().checkpoint(),
+                    spark.sparkContext().hadoopConfiguration())
+                .processedThrough())
+        .hasValue(bronzeVersion);
+    java.util.concurrent.atomic.AtomicInteger started =
+        new java.util.concurrent.atomic.AtomicInteger();
+    org.apache.spark.sql.streaming.StreamingQueryListener listener =
+        new org.apache.spark.sql.streaming.StreamingQueryListener() {
+          @Override
+          public void onQueryStarted(QueryStartedEvent event) {
+            if (event.name() != null && event.name().startsWith("replaysafe_silver_")) {
+              started.incrementAndGet();
+            }
+          }
+
+          @Override
+          public void onQueryProgress(QueryProgressEvent event) {}
+
+          @Override
+          public void onQueryTerminated(QueryTerminatedEvent event) {}
+        };
+    spark.streams().addListener(listener);
+    try {
+      SilverResult idle = p.silverOnly();
+
+      assertThat(idle.batches()).isEmpty();
+      assertThat(started.get()).isZero();
+      assertThat(state(p)).isEqualTo(before);
+
+      p.deliver(order(5, 1, "Created"));
+      SilverResult next = p.run();
+
+      assertThat(started.get()).isEqualTo(1);
+      assertThat(next.batches()).singleElement().extracting(BatchReport::inserted).isEqualTo(1L);
+      assertThat(p.silverRows())
+          .containsExactly("1|2|Shipped", "2|1|Created", "4|1|Created", "5|1|Created");
+    } finally {
+      spark.streams().removeListener(listener);
+    }
   }
 }
