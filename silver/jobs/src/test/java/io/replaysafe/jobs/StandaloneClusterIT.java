@@ -59,7 +59,13 @@ class StandaloneClusterIT extends SparkTestBase {
 
   /** Columns that record when or in which run a row was written: they differ by design. */
   static final Set<String> VOLATILE =
-      Set.of("ingested_at", "__applied_at", "__deleted_at", "quarantine_id", "run_id");
+      Set.of(
+          "ingested_at",
+          "__applied_at",
+          "__deleted_at",
+          "quarantine_id",
+          "run_id",
+          "quarantined_at");
 
   @TempDir static Path dir;
 
@@ -122,6 +128,12 @@ class StandaloneClusterIT extends SparkTestBase {
                 + " older version(s) ignored, 1 conflict(s) (1 in batch, 0 with target), 5"
                 + " quarantined; inserted 28, updated 0, deleted ");
 
+    // The executors ran tasks and wrote to S3 with credentials that no command line showed.
+    assertThat(executorLogs()).isNotEmpty();
+    assertThat(watch.executorsWithCredentials()).as("executors with the secret in env").isNotZero();
+    assertThat(watch.commandLinesWithSecret()).as("command lines with the secret").isEmpty();
+    assertNoFileHoldsTheSecret();
+
     runLocally("local");
     for (Table table : Table.values()) {
       assertThat(export(table, "cluster", "cluster"))
@@ -156,12 +168,6 @@ class StandaloneClusterIT extends SparkTestBase {
             "INVALID_CORRUPT_RECORD|1",
             "INVALID_NULL_KEY|1",
             "INVALID_NULL_SEQUENCE|1");
-
-    // The executors ran tasks and wrote to S3 with credentials that no command line showed.
-    assertThat(executorLogs()).isNotEmpty();
-    assertThat(watch.executorsWithCredentials()).as("executors with the secret in env").isNotZero();
-    assertThat(watch.commandLinesWithSecret()).as("command lines with the secret").isEmpty();
-    assertNoFileHoldsTheSecret();
   }
 
   @Test
