@@ -74,6 +74,11 @@ public final class SilverJob {
       reader = reader.option("readChangeFeed", "true").option("startingVersion", "0");
     }
     Dataset<Row> bronze = reader.load(bronzePath);
+    if (changeFeedEnabled(bronzePath)) {
+      // Bronze only appends events; an update is a backfill of existing rows
+      // (bronze --promote-rescued), not an event, so silver reads inserts only.
+      bronze = bronze.where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"));
+    }
     VoidFunction2<Dataset<Row>, Long> perBatch =
         (batch, batchId) -> {
           String runId = spark.sparkContext().getLocalProperty("sql.streaming.queryId");

@@ -106,6 +106,7 @@ public final class SilverWriter {
     values.put(SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put(APPLIED_AT, "current_timestamp()");
+    values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     return values;
   }
 
@@ -121,6 +122,7 @@ public final class SilverWriter {
     values.put(SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put("__deleted_at", "current_timestamp()");
+    values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     String isDelete = "s." + ACTION + " IN ('DELETE', 'TOMBSTONE_ONLY')";
     tables
         .tombstoneTable()

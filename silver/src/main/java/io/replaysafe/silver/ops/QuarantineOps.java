@@ -49,7 +49,10 @@ public final class QuarantineOps {
 
   /** Applies the chosen rows, then records the decision; returns the silver rows changed. */
   public long release(List<String> ids, String by, String why) {
-    SilverContract contract = new SilverContract(config);
+    SparkSessions.applyStorage(spark, config.storage());
+    // The recorded contract history decides how stored hashes compare and which version writes.
+    SilverContract contract =
+        io.replaysafe.silver.ContractHistory.resolve(spark, config).contract();
     if (contract.isHistory()) {
       throw new ConfigException("quarantine release supports current-state tables in this version");
     }
@@ -114,6 +117,7 @@ public final class QuarantineOps {
     values.put(SilverContract.SOURCE_FILE, "s.`" + Columns.SOURCE_FILE + "`");
     values.put(SilverContract.BRONZE_VERSION, "CAST(NULL AS BIGINT)");
     values.put(SilverContract.APPLIED_AT, "current_timestamp()");
+    values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     // A tombstone at or after the released sequence keeps the key deleted.
     Dataset<Row> dead =
         tables

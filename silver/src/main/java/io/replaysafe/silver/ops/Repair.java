@@ -35,7 +35,9 @@ public final class Repair {
 
   public Outcome execute(KeySelection keys) {
     SparkSessions.applyStorage(spark, config.storage());
-    SilverContract contract = new SilverContract(config);
+    // The recorded contract history decides how stored hashes compare and which version writes.
+    SilverContract contract =
+        io.replaysafe.silver.ContractHistory.resolve(spark, config).contract();
     if (contract.isHistory()) {
       throw new ConfigException(
           "repair works on current-state tables; a history table is rebuilt per key from its"
@@ -50,6 +52,8 @@ public final class Repair {
             .option("readChangeFeed", "true")
             .option("startingVersion", "0")
             .load(config.bronze().path())
+            // Events are inserts; updates are backfills (bronze --promote-rescued).
+            .where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"))
             .where(KeySelection.displayOfRaw(contract).isin(keys.keys().toArray()));
     List<String> before = rowsOf(tables, contract, keys);
     String runId = "repair-" + UUID.randomUUID();
