@@ -18,7 +18,6 @@ import java.io.IOException;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -143,11 +142,14 @@ public final class BronzeIngest {
                 col("_metadata.file_name"),
                 col("_metadata.file_size"),
                 col("_metadata.file_modification_time"));
+    String zone = spark.conf().get("spark.sql.session.timeZone");
     return lines
+        .as(InternalRowEncoder.of(lines.schema()))
         .mapPartitions(
             new BronzeRowMapper(
-                new RescuingJsonParser(schema, source.schemaEvolutionMode()), schema.size()),
-            Encoders.row(output))
+                new RescuingJsonParser(schema, source.schemaEvolutionMode(), zone), schema.size()),
+            InternalRowEncoder.of(output))
+        .toDF()
         .withColumn(Columns.INGESTED_AT, current_timestamp())
         .observe(
             METRICS,
@@ -175,6 +177,17 @@ public final class BronzeIngest {
         .property("delta.enableChangeDataFeed", "true")
         .comment("replaysafe bronze table of pipeline " + config.name())
         .execute();
+    // Tables created before the column existed get it (null in their older rows).
+    String path = config.bronze().path();
+    if (!java.util.Arrays.asList(DeltaTable.forPath(spark, path).toDF().columns())
+        .contains(Columns.CORRUPT_RECORD_BASE64)) {
+      spark.sql(
+          "ALTER TABLE delta.`"
+              + path
+              + "` ADD COLUMNS (`"
+              + Columns.CORRUPT_RECORD_BASE64
+              + "` STRING)");
+    }
   }
 
   /** The bronze table's columns for this source, every one nullable. */
