@@ -185,4 +185,70 @@ class BronzeSchemaEvolutionTest extends SparkTestBase {
                 + " that name, the rescued-data column of an earlier version of this source. Give"
                 + " the new column another name.");
   }
+
+  @Test
+  void promotesRescuedValuesThatNowConvertOnceAndKeepsTheRowsBeforeInTimeTravel()
+      throws IOException {
+    land(
+        "a.json",
+        "{\"order_id\":1,\"source_version\":1,\"status\":\"Created\",\"coupon\":\"X1\","
+            + "\"qty\":\"many\",\"customer\":{\"name\":\"Ann\",\"zip\":123,\"tier\":\"gold\"}}",
+        "{\"order_id\":2,\"source_version\":3000000000,\"status\":\"Created\",\"qty\":7}",
+        "{\"order_id\":3,\"source_version\":1,\"status\":\"Created\"}");
+    ingest(config(V1, ""));
+    PipelineConfig v2 = config(V2 + ", qty INT", "");
+    ingest(v2);
+    List<String> before =
+        rows(bronze().selectExpr("order_id", "coupon", "qty", "_rescued_data").orderBy("order_id"));
+
+    RescuePromotion.Result result = RescuePromotion.from(v2, spark).execute();
+
+    String a = file("a.json");
+    assertThat(result.promoted())
+        .containsExactly(
+            java.util.Map.entry("source_version", 1L),
+            java.util.Map.entry("coupon", 1L),
+            java.util.Map.entry("qty", 1L));
+    assertThat(result.rowsChanged()).isEqualTo(2);
+    assertThat(result.versionAfter()).isEqualTo(result.versionBefore() + 1);
+    assertThat(
+            rows(
+                bronze()
+                    .selectExpr("order_id", "source_version", "coupon", "qty", "_rescued_data")
+                    .orderBy("order_id")))
+        .containsExactly(
+            "1|1|X1|null|{\"qty\":\"many\",\"customer\":{\"tier\":\"gold\"},\"_file_path\":\""
+                + a
+                + "\"}",
+            "2|3000000000|null|7|null",
+            "3|1|null|null|null");
+    // Time travel shows the rows before, and the commit says what was done.
+    assertThat(
+            rows(
+                spark
+                    .read()
+                    .format("delta")
+                    .option("versionAsOf", result.versionBefore())
+                    .load(dir.resolve("bronze").toString())
+                    .selectExpr("order_id", "coupon", "qty", "_rescued_data")
+                    .orderBy("order_id")))
+        .isEqualTo(before);
+    assertThat(
+            DeltaTable.forPath(spark, dir.resolve("bronze").toString())
+                .history(1)
+                .select("userMetadata")
+                .first()
+                .getString(0))
+        .isEqualTo(result.toJson());
+
+    // Idempotent: nothing is left to move, and no version is written.
+    RescuePromotion.Result again = RescuePromotion.from(v2, spark).execute();
+    assertThat(again.rowsChanged()).isZero();
+    assertThat(again.versionAfter()).isEqualTo(result.versionAfter());
+    assertThat(again.summary())
+        .isEqualTo(
+            "bronze orders: nothing to promote from the rescued data; bronze table version "
+                + result.versionAfter()
+                + " unchanged");
+  }
 }

@@ -2,9 +2,12 @@ package io.replaysafe.cli;
 
 import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.bronze.BronzeResult;
+import io.replaysafe.bronze.RescuePromotion;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,11 +22,29 @@ final class BronzeCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the summary as one JSON object.")
   boolean json;
 
+  @Option(
+      names = "--promote-rescued",
+      description =
+          "Instead of ingesting: fill typed columns of existing bronze rows from their rescued"
+              + " data where the value converts (after a column was added or widened), removing it"
+              + " from the rescued JSON. One new table version; running it again changes nothing.")
+  boolean promoteRescued;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
+    if (promoteRescued) {
+      SparkSession spark = SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name());
+      // It rewrites bronze rows: no bronze run may append meanwhile.
+      try (PipelineLease lease =
+          PipelineLease.acquire(pipeline, spark, "bronze --promote-rescued")) {
+        RescuePromotion.Result promoted = RescuePromotion.from(pipeline, spark).execute();
+        spec.commandLine().getOut().println(json ? promoted.toJson() : promoted.summary());
+      }
+      return ReplaysafeCli.EXIT_OK;
+    }
     BronzeResult result =
         BronzeIngest.from(
                 pipeline, SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name()))

@@ -146,7 +146,11 @@ public final class ContractHistory {
     Version last = history.get(history.size() - 1);
     SilverContract probe = new SilverContract(pipeline, last.hashRule());
     if (probe.ruleVersion().equals(last.ruleVersion())) {
-      return new Resolved(probe, history, Optional.empty());
+      return new Resolved(
+          new SilverContract(
+              pipeline, last.hashRule(), last.version(), earlierRules(history, last.hashRule())),
+          history,
+          Optional.empty());
     }
     String where = "silver " + s.path();
     refuseIdentityChange(where, "silver.keys", last.keys(), s.keys());
@@ -186,7 +190,8 @@ public final class ContractHistory {
           where, refused.stream().map(SchemaChange::describe).collect(Collectors.joining("; ")));
     }
     HashRule rule = last.hashRule().next(probe.payloadColumns(), schema, s.floatScale());
-    SilverContract contract = new SilverContract(pipeline, rule);
+    SilverContract contract =
+        new SilverContract(pipeline, rule, last.version() + 1, earlierRules(history, rule));
     List<String> changes = new ArrayList<>();
     schemaChanges.forEach(c -> changes.add("source " + c.describe()));
     contract.payloadColumns().stream()
@@ -245,6 +250,17 @@ public final class ContractHistory {
         contract.silverColumns(),
         contract.hashRule(),
         changes);
+  }
+
+  /** The hash rules of recorded versions that differ from {@code current}, by version. */
+  private static Map<Integer, HashRule> earlierRules(List<Version> history, HashRule current) {
+    Map<Integer, HashRule> rules = new LinkedHashMap<>();
+    for (Version v : history) {
+      if (!v.hashRule().equals(current)) {
+        rules.put(v.version(), v.hashRule());
+      }
+    }
+    return rules;
   }
 
   private static void refuseIdentityChange(String where, String option, Object was, Object now) {

@@ -53,6 +53,7 @@ public final class HistoryWriter {
     List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
     columns.add(contract.sequence(null).as(MergePlan.T_SEQ));
     columns.add(col(PAYLOAD_HASH).as(MergePlan.T_HASH));
+    columns.add(col(SilverContract.HASH_VERSION).as(MergePlan.T_HASH_VERSION));
     return tables
         .events()
         .join(
@@ -69,7 +70,10 @@ public final class HistoryWriter {
         .where(
             col(SEQ)
                 .equalTo(col(MergePlan.T_SEQ))
-                .and(col(PAYLOAD_HASH).notEqual(col(MergePlan.T_HASH))));
+                .and(
+                    contract
+                        .comparableHash(MergePlan.T_HASH_VERSION)
+                        .notEqual(col(MergePlan.T_HASH))));
   }
 
   public Applied apply(Dataset<Row> clean, Dataset<Row> stored) {
@@ -174,6 +178,8 @@ public final class HistoryWriter {
       switch (c) {
         case STORED_SOURCE_FILE -> columns.add(col(Columns.SOURCE_FILE).as(STORED_SOURCE_FILE));
         case BRONZE_VERSION -> columns.add(col(COMMIT_VERSION).as(BRONZE_VERSION));
+        case SilverContract.HASH_VERSION ->
+            columns.add(lit(contract.contractVersion()).as(SilverContract.HASH_VERSION));
         default -> columns.add(col(q(c)));
       }
     }

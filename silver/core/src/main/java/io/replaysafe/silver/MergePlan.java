@@ -29,6 +29,7 @@ public final class MergePlan {
 
   static final String T_HASH = "__t_hash";
   static final String T_KIND = "__t_kind";
+  static final String T_HASH_VERSION = "__t_hash_version";
 
   /** Actions, recorded per key so every decision can be explained. */
   public static final String INSERT = "INSERT";
@@ -115,6 +116,7 @@ public final class MergePlan {
     columns.add(contract.sequence(null).as(T_SEQ));
     columns.add(col(PAYLOAD_HASH).as(T_HASH));
     columns.add(lit(kind).as(T_KIND));
+    columns.add(col(SilverContract.HASH_VERSION).as(T_HASH_VERSION));
     return table.select(columns.toArray(Column[]::new));
   }
 
@@ -123,7 +125,10 @@ public final class MergePlan {
       Dataset<Row> collapsed, Dataset<Row> targetState, SilverContract contract) {
     return collapsed
         .join(targetState, asSeq(contract.keys()), "inner")
-        .where(col(SEQ).equalTo(col(T_SEQ)).and(col(PAYLOAD_HASH).notEqual(col(T_HASH))));
+        .where(
+            col(SEQ)
+                .equalTo(col(T_SEQ))
+                .and(contract.comparableHash(T_HASH_VERSION).notEqual(col(T_HASH))));
   }
 
   /** Step 8's decision for each latest row, before any write. */
@@ -138,7 +143,8 @@ public final class MergePlan {
                     .otherwise(when(live, lit(UPDATE)).otherwise(lit(REVIVE))))
             .when(
                 col(SEQ).equalTo(col(T_SEQ)),
-                when(col(PAYLOAD_HASH).equalTo(col(T_HASH)), lit(RETRY)).otherwise(lit(CONFLICT)))
+                when(contract.comparableHash(T_HASH_VERSION).equalTo(col(T_HASH)), lit(RETRY))
+                    .otherwise(lit(CONFLICT)))
             .otherwise(lit(OLDER));
     return latest.join(targetState, asSeq(contract.keys()), "left").withColumn(ACTION, action);
   }

@@ -48,6 +48,12 @@ public final class SilverContract {
   /** When silver applied the version stored. */
   public static final String APPLIED_AT = "__applied_at";
 
+  /**
+   * The contract version (see {@link ContractHistory}) whose hash rule made the stored hash; null
+   * for rows written before versions were recorded, which are version 1's.
+   */
+  public static final String HASH_VERSION = "__hash_version";
+
   /** History tables: the sequence at which a version starts, and ends (null: current). */
   public static final String START_AT = "__START_AT";
 
@@ -71,6 +77,8 @@ public final class SilverContract {
   private final List<String> silverColumns;
   private final String ruleVersion;
   private final HashRule hashRule;
+  private final int contractVersion;
+  private final Map<Integer, HashRule> earlierRules;
 
   /**
    * The contract as if it had never changed: the payload hash is the first version's. Jobs that
@@ -85,8 +93,19 @@ public final class SilverContract {
             pipeline.requireSilver().floatScale()));
   }
 
-  /** The contract with the hash rule its history gives it. */
+  /** The contract with the hash rule its history gives it, as its first version. */
   public SilverContract(PipelineConfig pipeline, HashRule hashRule) {
+    this(pipeline, hashRule, 1, Map.of());
+  }
+
+  /**
+   * The contract as version {@code version} of its history, with the hash rules of the earlier
+   * versions whose rule differs from this one's (stored rows are compared under their own).
+   */
+  public SilverContract(
+      PipelineConfig pipeline, HashRule hashRule, int version, Map<Integer, HashRule> earlier) {
+    this.contractVersion = version;
+    this.earlierRules = Map.copyOf(earlier);
     this.pipeline = pipeline;
     this.silver = pipeline.requireSilver();
     this.schema = pipeline.source().schema();
@@ -161,6 +180,33 @@ public final class SilverContract {
     return hashRule.expression(schema);
   }
 
+  /** This contract's version number in its history (1 before anything was recorded). */
+  public int contractVersion() {
+    return contractVersion;
+  }
+
+  /**
+   * The incoming row's payload hash as a stored row of contract version {@code storedVersion} (a
+   * column; null means version 1) would have it: computed under that version's hash rule. An event
+   * replayed after the contract changed is thereby compared with what the stored version knew: a
+   * column added since does not make it a conflict, a change to a shared column does.
+   */
+  public Column comparableHash(String storedVersion) {
+    if (earlierRules.isEmpty()) {
+      return col(PAYLOAD_HASH);
+    }
+    Column version = functions.coalesce(col(storedVersion), lit(1));
+    Column result = null;
+    for (Map.Entry<Integer, HashRule> e : new java.util.TreeMap<>(earlierRules).entrySet()) {
+      Column branch = e.getValue().expression(schema);
+      result =
+          result == null
+              ? functions.when(version.equalTo(e.getKey()), branch)
+              : result.when(version.equalTo(e.getKey()), branch);
+    }
+    return result.otherwise(col(PAYLOAD_HASH));
+  }
+
   /** True for a delete event ({@code applyAsDeletes}); false when the contract has none. */
   public Column isDelete() {
     Optional<String> predicate = silver.applyAsDeletes();
@@ -218,7 +264,8 @@ public final class SilverContract {
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
         .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
-        .add(APPLIED_AT, DataTypes.TimestampType, true);
+        .add(APPLIED_AT, DataTypes.TimestampType, true)
+        .add(HASH_VERSION, DataTypes.IntegerType, true);
   }
 
   /** The tombstone table's schema: key and sequence of each deleted key. */
@@ -232,7 +279,8 @@ public final class SilverContract {
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
         .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
-        .add("__deleted_at", DataTypes.TimestampType, true);
+        .add("__deleted_at", DataTypes.TimestampType, true)
+        .add(HASH_VERSION, DataTypes.IntegerType, true);
   }
 
   /** True for a history table (SCD type 2). */
@@ -285,7 +333,8 @@ public final class SilverContract {
         .add(IS_DELETE, DataTypes.BooleanType, false)
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
         .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
-        .add(BRONZE_VERSION, DataTypes.LongType, true);
+        .add(BRONZE_VERSION, DataTypes.LongType, true)
+        .add(HASH_VERSION, DataTypes.IntegerType, true);
   }
 
   public String eventsPath() {

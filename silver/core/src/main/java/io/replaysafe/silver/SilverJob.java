@@ -1,7 +1,6 @@
 package io.replaysafe.silver;
 
 import io.delta.tables.DeltaTable;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
 import java.sql.Timestamp;
@@ -99,6 +98,11 @@ public final class SilverJob {
       reader = reader.option("readChangeFeed", "true").option("startingVersion", "0");
     }
     Dataset<Row> bronze = reader.load(bronzePath);
+    if (changeFeedEnabled(bronzePath)) {
+      // Bronze only appends events; an update is a backfill of existing rows
+      // (bronze --promote-rescued), not an event, so silver reads inserts only.
+      bronze = bronze.where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"));
+    }
     VoidFunction2<Dataset<Row>, Long> perBatch =
         (batch, batchId) -> {
           String runId = spark.sparkContext().getLocalProperty("sql.streaming.queryId");

@@ -151,6 +151,7 @@ public final class SilverWriter {
     values.put(STORED_SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put(APPLIED_AT, "current_timestamp()");
+    values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     return values;
   }
 
@@ -171,6 +172,7 @@ public final class SilverWriter {
     values.put(STORED_SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put("__deleted_at", "current_timestamp()");
+    values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     String isDelete = "s." + ACTION + " IN ('DELETE', 'TOMBSTONE_ONLY')";
     DeltaMergeBuilder merge =
         tables

@@ -57,14 +57,18 @@ class ContractEvolutionTest extends SparkTestBase {
         withCoupon(101, 2, "Paid", "X"),
         // Same key and sequence as stored, differing only in the new column: a conflict.
         withCoupon(104, 1, "New", "Z"),
-        // An event delivered before the change, now with the coupon set: a real change.
-        withCoupon(103, 1, "Created", "LATE"),
+        // An event that carried the coupon before it was declared, delivered again: silver
+        // stored it under version 1, which had no coupon, so it is an exact retry.
+        withCoupon(103, 1, "Created", "EARLY"),
+        // A real change to a column both versions share: still a conflict.
+        order(102, 2, "Returned"),
         // Two payloads at one key and sequence in the batch, differing only in the coupon.
         withCoupon(105, 1, "New", "A"),
         withCoupon(105, 1, "New", "B"));
     SilverResult changes = v2.run();
 
     assertThat(changes.total(BatchReport::updated)).isEqualTo(1);
+    assertThat(changes.total(BatchReport::exactRetries)).isEqualTo(1);
     assertThat(changes.total(BatchReport::conflictsWithTarget)).isEqualTo(2);
     assertThat(changes.total(BatchReport::conflictsInBatch)).isEqualTo(1);
     assertThat(v2.silverRows())
@@ -80,7 +84,7 @@ class ContractEvolutionTest extends SparkTestBase {
                         "rule_version = '" + r2 + "'")
                     .orderBy("key", "raw_payload")))
         .containsExactly(
-            "CONFLICT_WITH_TARGET|{\"order_id\":103}|LATE|true",
+            "CONFLICT_WITH_TARGET|{\"order_id\":102}|null|true",
             "CONFLICT_WITH_TARGET|{\"order_id\":104}|Z|true",
             "CONFLICT_IN_BATCH|{\"order_id\":105}|A|true",
             "CONFLICT_IN_BATCH|{\"order_id\":105}|B|true");
@@ -104,6 +108,9 @@ class ContractEvolutionTest extends SparkTestBase {
                 + " payload column 'coupon' added; silver column 'coupon' added");
     assertThat(v2.silver().columns())
         .startsWith("order_id", "source_version", "status", "coupon", "__payload_hash");
+    // Each stored row names the contract version its hash was made under.
+    assertThat(rows(v2.silver().selectExpr("order_id", "__hash_version").orderBy("order_id")))
+        .containsExactly("101|2", "102|1", "103|1", "104|2");
   }
 
   @Test

@@ -17,7 +17,9 @@ record OpsContext(
 
   static OpsContext open(PipelineConfig config, SparkSession spark) {
     SparkSessions.applyStorage(spark, config.storage());
-    SilverContract contract = new SilverContract(config);
+    // The recorded contract history decides how stored hashes compare and which version writes.
+    SilverContract contract =
+        io.replaysafe.silver.ContractHistory.resolve(spark, config).contract();
     return new OpsContext(config, spark, contract, new SilverTables(spark, contract));
   }
 

@@ -102,6 +102,7 @@ public final class QuarantineOps {
     values.put(SilverContract.STORED_SOURCE_FILE, "s." + SqlNames.quote(Columns.SOURCE_FILE));
     values.put(SilverContract.BRONZE_VERSION, "CAST(NULL AS BIGINT)");
     values.put(SilverContract.APPLIED_AT, "current_timestamp()");
+    values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     // A tombstone at or after the released sequence keeps the key deleted.
     Dataset<Row> dead =
         tables

@@ -78,6 +78,8 @@ public final class Reconcile {
     tombstone.put(SilverContract.STORED_SOURCE_FILE, "s.__reason");
     tombstone.put(SilverContract.BRONZE_VERSION, "s." + SilverContract.BRONZE_VERSION);
     tombstone.put("__deleted_at", "current_timestamp()");
+    // The stored row's hash keeps the contract version it was made under.
+    tombstone.put(SilverContract.HASH_VERSION, "s." + SilverContract.HASH_VERSION);
     Dataset<Row> source =
         missing.withColumn(
             "__reason", lit("reconcile: missing from source-of-truth " + sourceName));

@@ -42,6 +42,8 @@ public final class Repair {
             .option("readChangeFeed", "true")
             .option("startingVersion", "0")
             .load(config.bronze().path())
+            // Events are inserts; updates are backfills (bronze --promote-rescued).
+            .where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"))
             .where(KeySelection.displayOfRaw(contract).isin(keys.keys().toArray()));
     List<String> before = rowsOf(tables, contract, keys);
     String runId = "repair-" + UUID.randomUUID();
