@@ -9,7 +9,7 @@ import static org.apache.spark.sql.functions.size;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.spark.DeltaSchemaEvolution;
@@ -90,7 +90,7 @@ public final class BronzeIngest {
               .start(config.bronze().path());
       query.awaitTermination();
     } catch (StreamingQueryException e) {
-      throw failure(e);
+      throw BronzeErrors.runFailed(config, e);
     } finally {
       spark.sparkContext().clearJobGroup();
     }
@@ -217,46 +217,13 @@ public final class BronzeIngest {
         .collect(java.util.stream.Collectors.joining(","));
   }
 
-  private RuntimeException failure(Exception e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ReplaysafeException known) {
-        return known;
-      }
-    }
-    return new ReplaysafeException(
-        "Bronze run of pipeline '"
-            + config.name()
-            + "' failed reading "
-            + config.source().path()
-            + " into "
-            + config.bronze().path()
-            + ": "
-            + rootMessage(e)
-            + ". The checkpoint "
-            + config.bronze().checkpoint()
-            + " did not advance past the failed batch; fix the cause and run again.",
-        e);
-  }
-
-  static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = String.valueOf(root.getMessage());
-    int newline = message.indexOf('\n');
-    return root.getClass().getSimpleName()
-        + ": "
-        + (newline < 0 ? message : message.substring(0, newline));
-  }
-
   private boolean sourceExists(String path) {
     try {
       Path p = new Path(path);
       FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
       return fs.exists(p);
     } catch (IOException e) {
-      throw new ReplaysafeException("Cannot list source.path " + path + ": " + e.getMessage(), e);
+      throw StorageErrors.cannotList("source.path", path, e);
     }
   }
 

@@ -2,10 +2,10 @@ package io.replaysafe.cli;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.io.JsonLinesExport;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.silver.SilverErrors;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
@@ -68,12 +68,8 @@ final class ExportCommand implements Callable<Integer> {
       default -> throw new IllegalStateException("layer " + layer);
     }
     if (!DeltaTable.isDeltaTable(spark, path)) {
-      throw new ConfigException(
-          "Cannot export layer "
-              + layer
-              + ": no Delta table at "
-              + path
-              + " yet; run the job first");
+      throw SilverErrors.noTableYet(
+          "layer " + layer + " to export", path, "Run the job that writes it first");
     }
     JsonLinesExport.write(
         spark.read().format("delta").load(path), order, spec.commandLine().getOut());

@@ -1,9 +1,9 @@
 package io.replaysafe.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.silver.SilverErrors;
 import io.replaysafe.silver.ops.Check;
 import io.replaysafe.silver.ops.KeySelection;
 import io.replaysafe.silver.ops.QuarantineOps;
@@ -13,7 +13,6 @@ import io.replaysafe.silver.ops.Status;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -148,10 +147,7 @@ final class OpsCommands {
       for (String c : constraints == null ? List.<String>of() : constraints) {
         int eq = c.indexOf('=');
         if (eq <= 0 || !c.substring(0, eq).matches("[A-Za-z_][A-Za-z0-9_]*")) {
-          throw new ConfigException(
-              "--constraint '"
-                  + c
-                  + "' must be NAME=PREDICATE, e.g. total_non_negative=order_total >= 0");
+          throw SilverErrors.badConstraintArgument(c);
         }
         given.put(c.substring(0, eq), c.substring(eq + 1));
       }
@@ -205,11 +201,14 @@ final class OpsCommands {
 
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
+    @picocli.CommandLine.ParentCommand ReplaysafeCli root;
+
     @Override
     public Integer call() throws Exception {
       PipelineConfig pipeline = config.load();
       Duration lag = maxLag == null ? null : Durations.parse("--max-lag", maxLag);
-      Status.Report r = new Status(pipeline, spark(pipeline, "status")).execute(lag, Instant.now());
+      Status.Report r =
+          new Status(pipeline, spark(pipeline, "status")).execute(lag, root.clock().instant());
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
         out.println(new ObjectMapper().findAndRegisterModules().writeValueAsString(asMap(r)));
@@ -237,6 +236,10 @@ final class OpsCommands {
             "open quarantine: " + (r.openQuarantine().isEmpty() ? "none" : r.openQuarantine()));
         out.println("last runs:");
         r.lastRuns().forEach(l -> out.println("  " + l));
+        if (!r.contractHistory().isEmpty()) {
+          out.println("contract history:");
+          r.contractHistory().forEach(l -> out.println("  " + l));
+        }
         r.alerts().forEach(a -> out.println("ALERT: " + a));
       }
       out.flush();
@@ -255,6 +258,7 @@ final class OpsCommands {
       m.put("openQuarantine", r.openQuarantine());
       m.put("lastRuns", r.lastRuns());
       m.put("alerts", r.alerts());
+      m.put("contractHistory", r.contractHistory());
       return m;
     }
   }

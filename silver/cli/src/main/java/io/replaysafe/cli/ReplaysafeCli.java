@@ -4,6 +4,7 @@ import io.replaysafe.common.ErrorKind;
 import io.replaysafe.jobs.JobReport;
 import java.io.PrintStream;
 import java.io.PrintWriter;
+import java.time.Clock;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -40,6 +41,21 @@ public final class ReplaysafeCli implements Runnable {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
+  /** What "now" is for commands that judge age ({@code status --max-lag}). */
+  private final Clock clock;
+
+  public ReplaysafeCli() {
+    this(Clock.systemUTC());
+  }
+
+  ReplaysafeCli(Clock clock) {
+    this.clock = clock;
+  }
+
+  Clock clock() {
+    return clock;
+  }
+
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec.commandLine(), "Missing a subcommand");
@@ -47,7 +63,12 @@ public final class ReplaysafeCli implements Runnable {
 
   /** A command line writing to the given streams; tests call {@code execute(args)} on it. */
   public static CommandLine commandLine(PrintStream out, PrintStream err) {
-    CommandLine cli = new CommandLine(new ReplaysafeCli());
+    return commandLine(out, err, Clock.systemUTC());
+  }
+
+  /** The same, with the clock that decides ages, so a test need not wait for time to pass. */
+  public static CommandLine commandLine(PrintStream out, PrintStream err, Clock clock) {
+    CommandLine cli = new CommandLine(new ReplaysafeCli(clock));
     cli.setOut(new PrintWriter(out, true));
     cli.setErr(new PrintWriter(err, true));
     cli.setExitCodeExceptionMapper(ReplaysafeCli::exitCode);

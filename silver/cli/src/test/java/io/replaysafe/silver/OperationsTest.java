@@ -7,6 +7,10 @@ import io.replaysafe.cli.CliRunner;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -59,9 +63,9 @@ class OperationsTest extends SparkTestBase {
         cli("reconcile", "--config", config.toString(), "--source-keys", keys.toString());
     assertThat(report.exitCode()).as(report.err()).isZero();
     assertThat(report.out())
-        .startsWith(
+        .isEqualTo(
             "reconcile orders: silver holds 3 key(s), the source 2; 1 key(s) in silver are missing"
-                + " at the source (report only; --apply deletes them)\n  missing at source: 2");
+                + " at the source (report only; --apply deletes them)\n  missing at source: 2\n");
     assertThat(p.silverRows()).hasSize(3);
 
     CliRunner.Outcome applied =
@@ -99,10 +103,10 @@ class OperationsTest extends SparkTestBase {
             "--add");
     assertThat(refused.exitCode()).isEqualTo(1);
     assertThat(refused.out())
-        .startsWith("check orders: 3 row(s); 0 key(s) held more than once\n")
-        .contains(
-            "constraint known_status (status <> 'Bad'): 1 violating row(s); refused: 1 existing row(s) violate it\n"
-                + "  {\"order_id\":2,\"source_version\":1,\"status\":\"Bad\"}");
+        .isEqualTo(
+            "check orders: 3 row(s); 0 key(s) held more than once\n"
+                + "constraint known_status (status <> 'Bad'): 1 violating row(s); refused: 1 existing row(s) violate it\n"
+                + "  {\"order_id\":2,\"source_version\":1,\"status\":\"Bad\"}\n");
 
     CliRunner.Outcome added =
         cli(
@@ -134,11 +138,20 @@ class OperationsTest extends SparkTestBase {
         .contains(", 0 not ingested yet")
         .contains("oldest input not yet in silver: none");
 
-    p.deliver(order(2, 1, "Created")); // landed, not ingested
-    Thread.sleep(1100);
-    CliRunner.Outcome late = cli("status", "--config", config.toString(), "--max-lag", "1 second");
+    String landed = p.deliver(order(2, 1, "Created")); // landed, not ingested
+    Instant landedAt =
+        Files.getLastModifiedTime(dir.resolve("landing").resolve(landed))
+            .toInstant()
+            .truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+    Clock twoHoursLater = Clock.fixed(landedAt.plus(Duration.ofHours(2)), ZoneOffset.UTC);
+    CliRunner.Outcome late =
+        CliRunner.runAt(
+            twoHoursLater, "status", "--config", config.toString(), "--max-lag", "1 hour");
     assertThat(late.exitCode()).isEqualTo(3);
-    assertThat(late.out()).contains(", 1 not ingested yet").contains("ALERT: input waiting since ");
+    assertThat(late.out())
+        .contains(", 1 not ingested yet")
+        .contains("ALERT: input waiting since " + landedAt + " is older than --max-lag PT1H\n")
+        .contains("ALERT: no new source file within --max-lag PT1H (newest: " + landedAt + ")\n");
   }
 
   @Test

@@ -118,7 +118,8 @@ public final class BatchPreparation {
 
   /**
    * Step 4: one row per (key, sequence, payload hash). Which copy survives is deterministic (the
-   * earliest bronze version, then file name), so a rerun stores the same provenance.
+   * earliest bronze version, then file name, then raw text: copies within one file can differ in
+   * how a number is written), so a rerun stores the same provenance and values.
    */
   public static Dataset<Row> collapseRetries(Dataset<Row> valid, SilverContract contract) {
     List<Column> identity = new ArrayList<>();
@@ -128,7 +129,9 @@ public final class BatchPreparation {
     var window =
         Window.partitionBy(identity.toArray(Column[]::new))
             .orderBy(
-                col(COMMIT_VERSION).asc_nulls_last(), col(Columns.SOURCE_FILE).asc_nulls_last());
+                col(COMMIT_VERSION).asc_nulls_last(),
+                col(Columns.SOURCE_FILE).asc_nulls_last(),
+                col(RAW_PAYLOAD).asc_nulls_last());
     return valid
         .withColumn("__copy", row_number().over(window))
         .where(col("__copy").equalTo(1))

@@ -44,7 +44,7 @@ final class HistoryBuilder implements FlatMapGroupsFunction<Row, Row, Row> {
     sequencePositions = contract.sequenceBy().stream().mapToInt(events::fieldIndex).toArray();
     isDelete = events.fieldIndex(SilverContract.IS_DELETE);
     hash = events.fieldIndex(SilverContract.PAYLOAD_HASH);
-    sourceFile = events.fieldIndex(SilverContract.SOURCE_FILE);
+    sourceFile = events.fieldIndex(SilverContract.STORED_SOURCE_FILE);
     bronzeVersion = events.fieldIndex(SilverContract.BRONZE_VERSION);
   }
 

@@ -6,8 +6,8 @@ import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
 import static io.replaysafe.silver.SilverContract.END_AT;
 import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
 import static io.replaysafe.silver.SilverContract.SEQ;
-import static io.replaysafe.silver.SilverContract.SOURCE_FILE;
 import static io.replaysafe.silver.SilverContract.START_AT;
+import static io.replaysafe.silver.SilverContract.STORED_SOURCE_FILE;
 import static io.replaysafe.silver.SilverContract.q;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
@@ -172,7 +172,7 @@ public final class HistoryWriter {
     List<Column> columns = new ArrayList<>();
     for (String c : contract.eventsSchema().fieldNames()) {
       switch (c) {
-        case SOURCE_FILE -> columns.add(col(Columns.SOURCE_FILE).as(SOURCE_FILE));
+        case STORED_SOURCE_FILE -> columns.add(col(Columns.SOURCE_FILE).as(STORED_SOURCE_FILE));
         case BRONZE_VERSION -> columns.add(col(COMMIT_VERSION).as(BRONZE_VERSION));
         default -> columns.add(col(q(c)));
       }

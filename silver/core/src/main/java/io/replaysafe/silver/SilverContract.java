@@ -36,8 +36,11 @@ public final class SilverContract {
   /** SHA-256 of the canonical payload (hex), stored in silver and tombstones. */
   public static final String PAYLOAD_HASH = "__payload_hash";
 
-  /** The bronze file that delivered the version stored. */
-  public static final String SOURCE_FILE = "__source_file";
+  /**
+   * Silver's column naming the bronze file that delivered the version stored (bronze's own column
+   * is {@link io.replaysafe.common.Columns#SOURCE_FILE}).
+   */
+  public static final String STORED_SOURCE_FILE = "__source_file";
 
   /** The bronze table version that delivered the version stored. */
   public static final String BRONZE_VERSION = "__bronze_version";
@@ -213,7 +216,7 @@ public final class SilverContract {
   public StructType silverSchema() {
     return businessSchema()
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
-        .add(SOURCE_FILE, DataTypes.StringType, true)
+        .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
         .add(APPLIED_AT, DataTypes.TimestampType, true);
   }
@@ -227,7 +230,7 @@ public final class SilverContract {
     }
     return result
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
-        .add(SOURCE_FILE, DataTypes.StringType, true)
+        .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
         .add("__deleted_at", DataTypes.TimestampType, true);
   }
@@ -261,7 +264,7 @@ public final class SilverContract {
         .add(START_AT, sequenceType(), false)
         .add(END_AT, sequenceType(), true)
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
-        .add(SOURCE_FILE, DataTypes.StringType, true)
+        .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
         .add(APPLIED_AT, DataTypes.TimestampType, true);
   }
@@ -281,7 +284,7 @@ public final class SilverContract {
     return result
         .add(IS_DELETE, DataTypes.BooleanType, false)
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
-        .add(SOURCE_FILE, DataTypes.StringType, true)
+        .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true);
   }
 

@@ -2,7 +2,6 @@ package io.replaysafe.silver;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.ConfigException;
-import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
 import java.sql.Timestamp;
@@ -48,12 +47,7 @@ public final class SilverJob {
     SparkSessions.applyStorage(spark, config.storage());
     String bronzePath = config.bronze().path();
     if (!DeltaTable.isDeltaTable(spark, bronzePath)) {
-      throw new ConfigException(
-          "Cannot run silver for pipeline '"
-              + config.name()
-              + "': there is no bronze table at "
-              + bronzePath
-              + " yet. Run 'replaysafe bronze' (or 'replaysafe run') first.");
+      throw SilverErrors.noBronzeTable(config.name(), bronzePath);
     }
     ContractHistory.Resolved resolved = ContractHistory.resolve(spark, config);
     SilverContract contract = resolved.contract();
@@ -130,9 +124,9 @@ public final class SilverJob {
               .start();
       query.awaitTermination();
     } catch (StreamingQueryException e) {
-      throw failure(e);
+      throw SilverErrors.runFailed(config, e);
     } catch (java.util.concurrent.TimeoutException e) {
-      throw failure(e);
+      throw SilverErrors.runFailed(config, e);
     }
     return List.copyOf(reports);
   }
@@ -192,25 +186,5 @@ public final class SilverJob {
           "Purged {} tombstone(s) older than {}", expired, contract.silver().tombstoneRetention());
     }
     return expired;
-  }
-
-  private RuntimeException failure(Exception e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ReplaysafeException known) {
-        return known;
-      }
-    }
-    return new ReplaysafeException(
-        "Silver run of pipeline '"
-            + config.name()
-            + "' failed reading "
-            + config.bronze().path()
-            + " into "
-            + config.requireSilver().path()
-            + ": "
-            + e.getMessage()
-            + ". The silver checkpoint did not advance past the failed batch; fix the cause and"
-            + " run again.",
-        e);
   }
 }

@@ -5,7 +5,7 @@ import static io.replaysafe.silver.SilverContract.APPLIED_AT;
 import static io.replaysafe.silver.SilverContract.BRONZE_VERSION;
 import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
 import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
-import static io.replaysafe.silver.SilverContract.SOURCE_FILE;
+import static io.replaysafe.silver.SilverContract.STORED_SOURCE_FILE;
 import static io.replaysafe.silver.SilverContract.q;
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
@@ -148,7 +148,7 @@ public final class SilverWriter {
               : "s." + q(c));
     }
     values.put(PAYLOAD_HASH, "s." + PAYLOAD_HASH);
-    values.put(SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
+    values.put(STORED_SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put(APPLIED_AT, "current_timestamp()");
     return values;
@@ -168,7 +168,7 @@ public final class SilverWriter {
       values.put(c, "s." + q(c));
     }
     values.put(PAYLOAD_HASH, "s." + PAYLOAD_HASH);
-    values.put(SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
+    values.put(STORED_SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put("__deleted_at", "current_timestamp()");
     String isDelete = "s." + ACTION + " IN ('DELETE', 'TOMBSTONE_ONLY')";

@@ -63,7 +63,7 @@ public final class Truncates {
     }
     schema =
         schema
-            .add(SilverContract.SOURCE_FILE, DataTypes.StringType, true)
+            .add(SilverContract.STORED_SOURCE_FILE, DataTypes.StringType, true)
             .add("__truncated_at", DataTypes.TimestampType, true);
     DeltaTable.createIfNotExists(spark).location(path()).addColumns(schema).execute();
   }
@@ -89,7 +89,7 @@ public final class Truncates {
     for (String c : contract.sequenceBy()) {
       columns.add(col(SEQ).getField(c).as(c));
     }
-    columns.add(col(Columns.SOURCE_FILE).as(SilverContract.SOURCE_FILE));
+    columns.add(col(Columns.SOURCE_FILE).as(SilverContract.STORED_SOURCE_FILE));
     columns.add(current_timestamp().as("__truncated_at"));
     truncateRows
         .where(col(SEQ).equalTo(literal(incoming)))

@@ -31,9 +31,7 @@ class TruncateTest extends SparkTestBase {
     SilverResult truncated = p.run();
 
     assertThat(p.silverRows()).containsExactly("3|5|Created", "4|6|Created");
-    assertThat(truncated.notes())
-        .anySatisfy(
-            n -> assertThat(n).startsWith("1 truncate event(s); rows older than [4] removed"));
+    assertThat(truncated.notes()).contains("1 truncate event(s); rows older than [4] removed");
 
     p.deliver(
         order(1, 2, "Paid"), truncate(4)); // a late event from before the truncate, and a replay

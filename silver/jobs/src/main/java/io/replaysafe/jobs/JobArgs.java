@@ -1,6 +1,7 @@
 package io.replaysafe.jobs;
 
 import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.config.ConfigErrors;
 import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
@@ -23,8 +24,9 @@ public record JobArgs(String configPath, String configInline, boolean json, bool
 
   public JobArgs {
     if (!help && (configPath == null) == (configInline == null)) {
-      throw new ConfigException(
-          "Give the pipeline file as exactly one of --config PATH or --config-inline YAML");
+      throw ConfigErrors.rule(
+          "Both or neither of --config and --config-inline given",
+          "give the pipeline file as exactly one of --config PATH or --config-inline YAML");
     }
   }
 
@@ -35,19 +37,17 @@ public record JobArgs(String configPath, String configInline, boolean json, bool
     try {
       cli.parseArgs(args);
     } catch (CommandLine.ParameterException e) {
-      throw new ConfigException(
-          "Cannot start the " + job + " job: " + e.getMessage() + ". Usage: " + usage(job), e);
+      throw ConfigErrors.jobUsage(job, e.getMessage(), usage(job), e);
     }
     if (spec.help) {
       return new JobArgs(null, null, spec.json, true);
     }
     if (spec.config == null) {
-      throw new ConfigException(
-          "Cannot start the "
-              + job
-              + " job: the pipeline file is missing; give --config PATH or --config-inline YAML."
-              + " Usage: "
-              + usage(job));
+      throw ConfigErrors.jobUsage(
+          job,
+          "the pipeline file is missing; give --config PATH or --config-inline YAML",
+          usage(job),
+          null);
     }
     return new JobArgs(spec.config.path, spec.config.inline, spec.json, false);
   }

@@ -1,7 +1,7 @@
 package io.replaysafe.jobs;
 
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import java.io.FileNotFoundException;
@@ -56,13 +56,12 @@ final class PipelineSource {
         return new String(in.readAllBytes(), StandardCharsets.UTF_8);
       }
     } catch (FileNotFoundException e) {
-      throw new ConfigException(
-          "Cannot read pipeline file " + uri + ": it does not exist; check the --config path", e);
+      throw ConfigErrors.cannotReadPipelineFile(
+          uri, "it does not exist; check the --config path", e);
     } catch (UnsupportedFileSystemException e) {
-      throw new ConfigException(
-          "Cannot read pipeline file "
-              + uri
-              + ": this cluster has no file system for '"
+      throw ConfigErrors.cannotReadPipelineFile(
+          uri,
+          "this cluster has no file system for '"
               + path.toUri().getScheme()
               + ":' ("
               + e.getMessage()

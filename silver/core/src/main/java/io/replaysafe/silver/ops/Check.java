@@ -7,11 +7,10 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.not;
 
 import io.delta.tables.DeltaTable;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
+import io.replaysafe.silver.SilverErrors;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -51,10 +50,10 @@ public final class Check {
 
   /** {@code constraints}: name to predicate; {@code add}: add those without violations. */
   public Outcome execute(Map<String, String> constraints, boolean add) {
-    SparkSessions.applyStorage(spark, config.storage());
-    SilverContract contract = new SilverContract(config);
+    OpsContext context = OpsContext.open(config, spark);
+    SilverContract contract = context.contract();
     String path = config.requireSilver().path();
-    Dataset<Row> silver = spark.read().format("delta").load(path);
+    Dataset<Row> silver = context.tables().silver();
     Dataset<Row> current =
         contract.isHistory() ? silver.where(col(SilverContract.END_AT).isNull()) : silver;
     Dataset<Row> duplicates =
@@ -74,15 +73,7 @@ public final class Check {
         violating = silver.where(not(expr(c.getValue())).or(expr(c.getValue()).isNull()));
         violating.schema();
       } catch (Exception e) {
-        throw new ConfigException(
-            "Constraint "
-                + c.getKey()
-                + " has a predicate Spark cannot parse or resolve: "
-                + c.getValue()
-                + " ("
-                + e.getMessage().lines().findFirst().orElse("")
-                + ")",
-            e);
+        throw SilverErrors.unusablePredicate(c.getKey(), c.getValue(), e);
       }
       long violations = violating.count();
       List<String> sample =

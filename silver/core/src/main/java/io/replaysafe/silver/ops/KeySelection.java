@@ -1,8 +1,9 @@
 package io.replaysafe.silver.ops;
 
-import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
+import io.replaysafe.silver.SilverErrors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,8 +19,7 @@ public record KeySelection(List<String> keys) {
   public KeySelection {
     keys = List.copyOf(keys);
     if (keys.isEmpty()) {
-      throw new ConfigException(
-          "No keys given: pass --keys K1,K2 or --keys-file FILE (one per line)");
+      throw SilverErrors.noKeysGiven();
     }
   }
 
@@ -39,7 +39,7 @@ public record KeySelection(List<String> keys) {
             .filter(l -> !l.isEmpty())
             .forEach(keys::add);
       } catch (IOException e) {
-        throw new ConfigException("Cannot read keys file " + file + ": " + e.getMessage(), e);
+        throw StorageErrors.cannotReadGivenFile("keys file", file, e);
       }
     }
     return new KeySelection(keys);

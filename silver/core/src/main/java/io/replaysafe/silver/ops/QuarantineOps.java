@@ -5,11 +5,10 @@ import static org.apache.spark.sql.functions.from_json;
 import static org.apache.spark.sql.functions.lit;
 
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
+import io.replaysafe.silver.SilverErrors;
 import io.replaysafe.silver.SilverTables;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,7 +35,7 @@ public final class QuarantineOps {
   }
 
   public Dataset<Row> open() {
-    SparkSessions.applyStorage(spark, config.storage());
+    OpsContext.open(config, spark);
     return spark
         .read()
         .format("delta")
@@ -50,10 +49,8 @@ public final class QuarantineOps {
 
   /** Applies the chosen rows, then records the decision; returns the silver rows changed. */
   public long release(List<String> ids, String by, String why) {
-    SilverContract contract = new SilverContract(config);
-    if (contract.isHistory()) {
-      throw new ConfigException("quarantine release supports current-state tables in this version");
-    }
+    OpsContext context = OpsContext.open(config, spark).requireCurrentState("quarantine release");
+    SilverContract contract = context.contract();
     Dataset<Row> chosen = selected(ids);
     List<Row> invalid =
         chosen
@@ -61,17 +58,11 @@ public final class QuarantineOps {
             .select("quarantine_id", "reason")
             .collectAsList();
     if (!invalid.isEmpty()) {
-      throw new ConfigException(
-          "Cannot release "
-              + invalid.get(0).getString(0)
-              + ": it is "
-              + invalid.get(0).getString(1)
-              + " and cannot satisfy the contract as it is; correct the source and deliver it again, or discard it");
+      throw SilverErrors.releaseOfInvalidRow(
+          invalid.get(0).getString(0), invalid.get(0).getString(1));
     }
     if (chosen.select("key", "sequence").distinct().count() != chosen.count()) {
-      throw new ConfigException(
-          "Cannot release several payloads for one key and sequence: choose the one that wins and"
-              + " discard the others");
+      throw SilverErrors.releaseOfSeveralPayloads();
     }
     StructType raw = new StructType();
     for (var f : config.source().schema().fields()) {
@@ -100,7 +91,7 @@ public final class QuarantineOps {
         prepared
             .withColumn(SilverContract.PAYLOAD_HASH, contract.payloadHash())
             .withColumn("__is_delete", contract.isDelete());
-    SilverTables tables = new SilverTables(spark, contract);
+    SilverTables tables = context.tables();
     String seqS = contract.sequenceSql("s");
     String seqT = contract.sequenceSql("t");
     Map<String, String> values = new LinkedHashMap<>();
@@ -108,7 +99,7 @@ public final class QuarantineOps {
       values.put(c, "s." + SqlNames.quote(c));
     }
     values.put(SilverContract.PAYLOAD_HASH, "s." + SilverContract.PAYLOAD_HASH);
-    values.put(SilverContract.SOURCE_FILE, "s." + SqlNames.quote(Columns.SOURCE_FILE));
+    values.put(SilverContract.STORED_SOURCE_FILE, "s." + SqlNames.quote(Columns.SOURCE_FILE));
     values.put(SilverContract.BRONZE_VERSION, "CAST(NULL AS BIGINT)");
     values.put(SilverContract.APPLIED_AT, "current_timestamp()");
     // A tombstone at or after the released sequence keeps the key deleted.
@@ -146,21 +137,14 @@ public final class QuarantineOps {
     Dataset<Row> chosen = open().where(col("quarantine_id").isin(ids.toArray()));
     long found = chosen.count();
     if (found != ids.size()) {
-      throw new ConfigException(
-          "Only "
-              + found
-              + " of the "
-              + ids.size()
-              + " quarantine id(s) given are open; list them with"
-              + " 'replaysafe quarantine list'");
+      throw SilverErrors.quarantineIdsNotOpen(found, ids.size());
     }
     return chosen;
   }
 
   private long decide(List<String> ids, String status, String by, String why) {
     if (by == null || by.isBlank() || why == null || why.isBlank()) {
-      throw new ConfigException(
-          "A quarantine decision needs --by (who decided) and --reason (why)");
+      throw SilverErrors.decisionWithoutAuthor();
     }
     selected(ids);
     Map<String, org.apache.spark.sql.Column> set = new LinkedHashMap<>();
@@ -168,7 +152,8 @@ public final class QuarantineOps {
     set.put("decided_by", lit(by));
     set.put("decision", lit(why));
     set.put("decided_at", org.apache.spark.sql.functions.current_timestamp());
-    new SilverTables(spark, new SilverContract(config))
+    OpsContext.open(config, spark)
+        .tables()
         .quarantineTable()
         .update(col("quarantine_id").isin(ids.toArray()).and(col("status").equalTo("OPEN")), set);
     return ids.size();

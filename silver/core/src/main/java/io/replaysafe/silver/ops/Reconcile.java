@@ -2,9 +2,7 @@ package io.replaysafe.silver.ops;
 
 import static org.apache.spark.sql.functions.lit;
 
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverTables;
@@ -42,12 +40,9 @@ public final class Reconcile {
       boolean applied) {}
 
   public Outcome execute(KeySelection sourceKeys, String sourceName, boolean apply) {
-    SparkSessions.applyStorage(spark, config.storage());
-    SilverContract contract = new SilverContract(config);
-    if (contract.isHistory()) {
-      throw new ConfigException("reconcile works on current-state tables (storedAsScdType 1)");
-    }
-    SilverTables tables = new SilverTables(spark, contract);
+    OpsContext context = OpsContext.open(config, spark).requireCurrentState("reconcile");
+    SilverContract contract = context.contract();
+    SilverTables tables = context.tables();
     Dataset<Row> source =
         spark.createDataset(sourceKeys.keys(), Encoders.STRING()).toDF("__key").distinct();
     Dataset<Row> silver =
@@ -80,7 +75,7 @@ public final class Reconcile {
       tombstone.put(c, "s." + SqlNames.quote(c));
     }
     tombstone.put(SilverContract.PAYLOAD_HASH, "s." + SilverContract.PAYLOAD_HASH);
-    tombstone.put(SilverContract.SOURCE_FILE, "s.__reason");
+    tombstone.put(SilverContract.STORED_SOURCE_FILE, "s.__reason");
     tombstone.put(SilverContract.BRONZE_VERSION, "s." + SilverContract.BRONZE_VERSION);
     tombstone.put("__deleted_at", "current_timestamp()");
     Dataset<Row> source =

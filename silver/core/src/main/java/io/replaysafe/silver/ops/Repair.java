@@ -1,8 +1,6 @@
 package io.replaysafe.silver.ops;
 
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.BatchReport;
 import io.replaysafe.silver.SilverBatchProcessor;
@@ -33,14 +31,9 @@ public final class Repair {
   public record Outcome(List<String> before, List<String> after, BatchReport report) {}
 
   public Outcome execute(KeySelection keys) {
-    SparkSessions.applyStorage(spark, config.storage());
-    SilverContract contract = new SilverContract(config);
-    if (contract.isHistory()) {
-      throw new ConfigException(
-          "repair works on current-state tables; a history table is rebuilt per key from its"
-              + " events on every batch already");
-    }
-    SilverTables tables = new SilverTables(spark, contract);
+    OpsContext context = OpsContext.open(config, spark).requireCurrentState("repair");
+    SilverContract contract = context.contract();
+    SilverTables tables = context.tables();
     tables.ensureExist();
     Dataset<Row> bronze =
         spark

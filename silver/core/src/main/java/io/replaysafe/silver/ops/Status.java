@@ -4,9 +4,10 @@ import static org.apache.spark.sql.functions.col;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.silver.ContractHistory;
 import java.io.IOException;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -52,7 +53,8 @@ public final class Status {
       Instant oldestPending,
       List<String> lastRuns,
       Map<String, Long> openQuarantine,
-      List<String> alerts) {}
+      List<String> alerts,
+      List<String> contractHistory) {}
 
   public Report execute(Duration maxLag, Instant now) {
     SparkSessions.applyStorage(spark, config.storage());
@@ -91,8 +93,7 @@ public final class Status {
         }
       }
     } catch (IOException e) {
-      throw new ReplaysafeException(
-          "Cannot list source.path " + config.source().path() + ": " + e.getMessage(), e);
+      throw StorageErrors.cannotList("source.path", config.source().path(), e);
     }
 
     Long processed = null;
@@ -176,7 +177,27 @@ public final class Status {
         oldest,
         lastRuns,
         quarantine,
-        alerts);
+        alerts,
+        contractHistory());
+  }
+
+  /** One line per contract version: number, rule version, when first used, what changed. */
+  private List<String> contractHistory() {
+    if (config.silver().isEmpty()) {
+      return List.of();
+    }
+    return ContractHistory.read(spark, config).stream()
+        .map(
+            v ->
+                "version "
+                    + v.version()
+                    + " ("
+                    + v.ruleVersion()
+                    + "): first used "
+                    + v.firstUsedAt().toInstant()
+                    + "; "
+                    + v.changes())
+        .toList();
   }
 
   private static String normalize(String path) {
