@@ -509,15 +509,18 @@ public final class SilverBenchmark {
 
   /**
    * N orders at version 10, written straight to a bronze table created exactly as {@code
-   * BronzeIngest.ensureTable} creates it (all columns nullable, change data feed on): running the
-   * JSON ingestion on millions of lines would only slow the benchmark down. Rows come from
-   * simulated landed files of 100,000 lines each.
+   * BronzeIngest.ensureTable} creates it (all columns nullable, change data feed on, statistics on
+   * the schema's columns only): running the JSON ingestion on millions of lines would only slow the
+   * benchmark down. Rows come from simulated landed files of 100,000 lines each.
    */
   void writeBronze(PipelineConfig config, long n) {
     DeltaTable.createIfNotExists(spark)
         .location(config.bronze().path())
         .addColumns(bronzeSchema(config))
         .property("delta.enableChangeDataFeed", "true")
+        .property(
+            io.replaysafe.bronze.BronzeIngest.STATS_COLUMNS_PROPERTY,
+            String.join(",", config.source().schema().fieldNames()))
         .comment("replaysafe bronze table of pipeline " + config.name())
         .execute();
     String landing = "file:" + config.source().path() + "/initial/";
