@@ -9,9 +9,10 @@ import static org.apache.spark.sql.functions.size;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.spark.DeltaSchemaEvolution;
 import io.replaysafe.common.spark.SparkSessions;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -71,8 +72,12 @@ public final class BronzeIngest {
     SparkSessions.applyStorage(spark, config.storage());
     SourceConfig source = config.source();
     String checkpoint = config.bronze().checkpoint();
-    SourceBinding.verifyOrCreate(spark.sparkContext().hadoopConfiguration(), checkpoint, source);
+    var hadoop = spark.sparkContext().hadoopConfiguration();
+    SourceBinding.Check binding = SourceBinding.check(hadoop, checkpoint, source);
     ensureTable();
+    // The table evolves before the binding records the new version: a run stopped in between
+    // finds the table already evolved and only records the version.
+    SourceBinding.record(hadoop, binding, source, java.time.Instant.now());
     if (!sourceExists(source.path())) {
       LOG.warn("Source path {} does not exist yet; nothing to ingest", source.path());
       return new BronzeResult(config.name(), 0, 0, 0, 0, 0, tableVersion(), seconds(started));
@@ -101,7 +106,7 @@ public final class BronzeIngest {
         }
       }
     } catch (StreamingQueryException e) {
-      throw failure(e);
+      throw BronzeErrors.runFailed(config, e);
     } finally {
       spark.sparkContext().clearJobGroup();
     }
@@ -228,7 +233,7 @@ public final class BronzeIngest {
         try {
           query.stop();
         } catch (java.util.concurrent.TimeoutException e) {
-          throw new ReplaysafeException(
+          throw new io.replaysafe.common.ReplaysafeException(
               "Cannot stop the bronze query after batch " + batch + ": " + e.getMessage(), e);
         }
         query.awaitTermination();
@@ -323,10 +328,31 @@ public final class BronzeIngest {
 
   /**
    * Creates the bronze table on first use with the change data feed on: silver reads it as a stream
-   * of inserts that carry their bronze commit version, for provenance in quarantine.
+   * of inserts that carry their bronze commit version, for provenance in quarantine. An existing
+   * table is evolved to the source's schema (columns added, types widened); the binding check
+   * refused every other change before. Delta keeps file statistics only for the schema's own
+   * columns ({@link #STATS_COLUMNS_PROPERTY}): nobody skips files on provenance, rescued or corrupt
+   * text, and their statistics cost about a quarter of bronze's CPU. The property is the user's to
+   * change afterwards ({@code ALTER TABLE ... SET TBLPROPERTIES}); an existing table keeps what it
+   * has.
    */
   private void ensureTable() {
-    SourceConfig source = config.source();
+    StructType nullable = tableSchema(config.source());
+    if (DeltaTable.isDeltaTable(spark, config.bronze().path())) {
+      DeltaSchemaEvolution.evolve(spark, config.bronze().path(), nullable, "bronze table");
+      return;
+    }
+    DeltaTable.createIfNotExists(spark)
+        .location(config.bronze().path())
+        .addColumns(nullable)
+        .property("delta.enableChangeDataFeed", "true")
+        .property(STATS_COLUMNS_PROPERTY, statsColumns(config.source().schema()))
+        .comment("replaysafe bronze table of pipeline " + config.name())
+        .execute();
+  }
+
+  /** The bronze table's columns for this source, every one nullable. */
+  static StructType tableSchema(SourceConfig source) {
     StructType columns =
         BronzeRowMapper.outputSchema(source.schema(), source.rescuedDataColumn())
             .add(Columns.INGESTED_AT, org.apache.spark.sql.types.DataTypes.TimestampType, true);
@@ -334,57 +360,21 @@ public final class BronzeIngest {
     for (var field : columns.fields()) {
       nullable = nullable.add(field.name(), field.dataType(), true);
     }
-    DeltaTable.createIfNotExists(spark)
-        .location(config.bronze().path())
-        .addColumns(nullable)
-        .property("delta.enableChangeDataFeed", "true")
-        .comment("replaysafe bronze table of pipeline " + config.name())
-        .execute();
-    // Tables created before the column existed get it (null in their older rows).
-    String path = config.bronze().path();
-    if (!java.util.Arrays.asList(DeltaTable.forPath(spark, path).toDF().columns())
-        .contains(Columns.CORRUPT_RECORD_BASE64)) {
-      spark.sql(
-          "ALTER TABLE delta.`"
-              + path
-              + "` ADD COLUMNS (`"
-              + Columns.CORRUPT_RECORD_BASE64
-              + "` STRING)");
-    }
+    return nullable;
   }
+
+  /** The Delta table property naming the columns Delta collects file statistics on. */
+  public static final String STATS_COLUMNS_PROPERTY = "delta.dataSkippingStatsColumns";
 
   private RuntimeException failure(Exception e) {
-    for (Throwable t = e; t != null; t = t.getCause()) {
-      if (t instanceof ReplaysafeException known) {
-        return known;
-      }
-    }
-    return new ReplaysafeException(
-        "Bronze run of pipeline '"
-            + config.name()
-            + "' failed reading "
-            + unreadableFile(e).map(f -> "file " + f + " of ").orElse("")
-            + config.source().path()
-            + " into "
-            + config.bronze().path()
-            + ": "
-            + rootMessage(e)
-            + ". The checkpoint "
-            + config.bronze().checkpoint()
-            + " did not advance past the failed batch; fix the cause and run again.",
-        e);
+    return BronzeErrors.runFailed(config, e);
   }
 
-  static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
-    String message = String.valueOf(root.getMessage());
-    int newline = message.indexOf('\n');
-    return root.getClass().getSimpleName()
-        + ": "
-        + (newline < 0 ? message : message.substring(0, newline));
+  /** The schema's top-level columns, quoted for Delta's column-list syntax. */
+  static String statsColumns(StructType schema) {
+    return java.util.Arrays.stream(schema.fieldNames())
+        .map(n -> "`" + n.replace("`", "``") + "`")
+        .collect(java.util.stream.Collectors.joining(","));
   }
 
   private boolean sourceExists(String path) {
@@ -393,7 +383,7 @@ public final class BronzeIngest {
       FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
       return fs.exists(p);
     } catch (IOException e) {
-      throw new ReplaysafeException("Cannot list source.path " + path + ": " + e.getMessage(), e);
+      throw StorageErrors.cannotList("source.path", path, e);
     }
   }
 

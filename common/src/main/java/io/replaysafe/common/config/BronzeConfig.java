@@ -2,7 +2,6 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.replaysafe.common.ConfigException;
 
 /**
  * The bronze Delta table and its dedicated streaming checkpoint.
@@ -21,10 +20,9 @@ public record BronzeConfig(String path, String checkpoint) {
 
   public BronzeConfig {
     if (path.equals(checkpoint)) {
-      throw new ConfigException(
-          "bronze.checkpoint equals bronze.path ('"
-              + path
-              + "'); give the checkpoint its own path");
+      throw ConfigErrors.rule(
+          "bronze.checkpoint equals bronze.path ('" + path + "')",
+          "give the checkpoint its own path");
     }
   }
 }

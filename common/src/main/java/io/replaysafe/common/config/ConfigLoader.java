@@ -29,10 +29,10 @@ public final class ConfigLoader {
     try {
       text = Files.readString(file);
     } catch (NoSuchFileException e) {
-      throw new ConfigException(
-          "Cannot read pipeline file " + file + ": it does not exist; check the --config path", e);
+      throw ConfigErrors.cannotReadPipelineFile(
+          file, "it does not exist; check the --config path", e);
     } catch (IOException e) {
-      throw new ConfigException("Cannot read pipeline file " + file + ": " + e.getMessage(), e);
+      throw ConfigErrors.cannotReadPipelineFile(file, e.getMessage(), e);
     }
     return parse(file.toString(), text);
   }
@@ -42,7 +42,8 @@ public final class ConfigLoader {
     try {
       PipelineConfig config = YAML.readValue(yaml, PipelineConfig.class);
       if (config == null) {
-        throw new ConfigException("Pipeline file " + origin + " is empty");
+        throw ConfigErrors.rule(
+            "Pipeline file " + origin + " is empty", "give at least name, source and bronze");
       }
       return config;
     } catch (UnrecognizedPropertyException e) {
@@ -54,31 +55,27 @@ public final class ConfigLoader {
                   .map(String::valueOf)
                   .sorted()
                   .collect(Collectors.joining(", "));
-      throw new ConfigException(
-          "Pipeline file "
-              + origin
-              + ": unknown key '"
+      throw ConfigErrors.inPipelineFile(
+          origin,
+          "unknown key '"
               + where
               + "'; known keys there are ["
               + known
-              + "]. Fix the spelling or remove it.",
+              + "]. Fix the spelling or"
+              + " remove it.",
           e);
     } catch (JsonMappingException e) {
       ConfigException cause = findConfigException(e);
       if (cause != null) {
-        throw new ConfigException("Pipeline file " + origin + ": " + cause.getMessage(), cause);
+        throw ConfigErrors.inPipelineFile(origin, cause.getMessage(), cause);
       }
-      throw new ConfigException(
-          "Pipeline file "
-              + origin
-              + ": '"
-              + pathOf(e)
-              + "' has the wrong shape: "
-              + e.getOriginalMessage(),
-          e);
+      throw ConfigErrors.inPipelineFile(
+          origin, "'" + pathOf(e) + "' has the wrong shape: " + e.getOriginalMessage(), e);
     } catch (JsonProcessingException e) {
-      throw new ConfigException(
-          "Pipeline file " + origin + " is not valid YAML: " + e.getOriginalMessage(), e);
+      throw ConfigErrors.rule(
+          "Pipeline file " + origin + " is not valid YAML: " + e.getOriginalMessage(),
+          "fix the syntax where the parser points",
+          e);
     }
   }
 

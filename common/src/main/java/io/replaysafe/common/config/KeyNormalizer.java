@@ -1,6 +1,5 @@
 package io.replaysafe.common.config;
 
-import io.replaysafe.common.ConfigException;
 import java.util.Arrays;
 import java.util.Locale;
 
@@ -29,12 +28,8 @@ public enum KeyNormalizer {
         return n;
       }
     }
-    throw new ConfigException(
-        where
-            + " '"
-            + value
-            + "' is unknown; use one of "
-            + Arrays.stream(values()).map(KeyNormalizer::yamlName).toList());
+    throw ConfigErrors.unknownValue(
+        where, value, Arrays.stream(values()).map(KeyNormalizer::yamlName).toList());
   }
 
   /** The normalisation as plain Java, the single definition the Spark expression must match. */

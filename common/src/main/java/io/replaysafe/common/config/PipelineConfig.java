@@ -2,7 +2,6 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.replaysafe.common.ConfigException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -38,14 +37,14 @@ public record PipelineConfig(
 
   public PipelineConfig {
     if (name == null || !name.matches("[A-Za-z0-9_-]+")) {
-      throw new ConfigException(
-          "name '" + name + "' must be letters, digits, '_' or '-'; it names the pipeline's jobs");
+      throw ConfigErrors.badValue(
+          "name", name, "must be letters, digits, '_' or '-'", "it names the pipeline's jobs");
     }
     if (source == null) {
-      throw new ConfigException("source is missing; say where files land and their schema");
+      throw ConfigErrors.missing("source", "say where files land and their schema");
     }
     if (bronze == null) {
-      throw new ConfigException("bronze is missing; give bronze.path and bronze.checkpoint");
+      throw ConfigErrors.missing("bronze", "give bronze.path and bronze.checkpoint");
     }
     silver.ifPresent(s -> validateSilver(s, source.schema()));
   }
@@ -54,8 +53,8 @@ public record PipelineConfig(
   public SilverConfig requireSilver() {
     return silver.orElseThrow(
         () ->
-            new ConfigException(
-                "pipeline '" + name + "' has no silver section; add one to run silver"));
+            ConfigErrors.rule(
+                "pipeline '" + name + "' has no silver section", "add one to run silver"));
   }
 
   /** Business columns bronze holds: the source schema's top-level columns. */
@@ -97,16 +96,13 @@ public record PipelineConfig(
       requireColumn("silver.keys", key, known);
       DataType type = schema.apply(key).dataType();
       if (!(type instanceof AtomicType) || type instanceof BinaryType) {
-        throw new ConfigException(
-            "silver.keys column '"
-                + key
-                + "' is "
-                + type.simpleString()
-                + "; a key must be a string, number, boolean, date or timestamp column");
+        throw ConfigErrors.rule(
+            "silver.keys column '" + key + "' is " + type.simpleString(),
+            "a key must be a string, number, boolean, date or timestamp column");
       }
       if (s.keyNormalization().get(key) != KeyNormalizer.NONE
           && !(type instanceof org.apache.spark.sql.types.StringType)) {
-        throw new ConfigException(
+        throw ConfigErrors.rule(
             "silver.keyNormalization."
                 + key
                 + " is "
@@ -114,8 +110,8 @@ public record PipelineConfig(
                 + " but '"
                 + key
                 + "' is "
-                + type.simpleString()
-                + "; only string keys can be normalised, set it to none");
+                + type.simpleString(),
+            "only string keys can be normalised, set it to none");
       }
     }
     for (String seq : s.sequenceBy()) {
@@ -124,19 +120,21 @@ public record PipelineConfig(
       if (!(type instanceof AtomicType)
           || type instanceof BinaryType
           || type instanceof BooleanType) {
-        throw new ConfigException(
+        throw ConfigErrors.rule(
             "silver.sequenceBy column '"
                 + seq
                 + "' is "
                 + type.simpleString()
-                + ", which has no meaningful order; use a number, date, timestamp or string column");
+                + ", which has no meaningful order",
+            "use a number, date, timestamp or string column");
       }
     }
     if (s.payloadColumns() != null) {
       if (s.payloadColumns().isEmpty()) {
-        throw new ConfigException(
-            "silver.payloadColumns is empty; list the columns that define the same payload, or"
-                + " omit it to use every business column that is not a key or sequence");
+        throw ConfigErrors.rule(
+            "silver.payloadColumns is empty",
+            "list the columns that define the same payload, or omit it to use every business"
+                + " column that is not a key or sequence");
       }
       for (String c : s.payloadColumns()) {
         requireColumn("silver.payloadColumns", c, known);
@@ -170,13 +168,7 @@ public record PipelineConfig(
 
   private static void requireColumn(String where, String column, List<String> known) {
     if (!known.contains(column)) {
-      throw new ConfigException(
-          where
-              + " names column '"
-              + column
-              + "', which source.schema does not declare; declared columns are "
-              + known
-              + ". Fix the name or add the column to source.schema");
+      throw ConfigErrors.unknownColumn(where, column, known);
     }
   }
 }

@@ -1,7 +1,6 @@
 package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import io.replaysafe.common.ConfigException;
 
 /** What silver does with a conflicting or invalid row. */
 public enum Policy {
@@ -16,7 +15,7 @@ public enum Policy {
       case "fail" -> FAIL;
       case "quarantine" -> QUARANTINE;
       default ->
-          throw new ConfigException("policy '" + value + "' is unknown; use fail or quarantine");
+          throw ConfigErrors.badValue("policy", value, "is unknown", "use fail or quarantine");
     };
   }
 }

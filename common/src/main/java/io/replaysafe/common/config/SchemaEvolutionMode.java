@@ -1,7 +1,6 @@
 package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
-import io.replaysafe.common.ConfigException;
 import java.util.Arrays;
 
 /** Auto Loader's {@code schemaEvolutionMode}, limited to the modes an explicit schema allows. */
@@ -29,17 +28,14 @@ public enum SchemaEvolutionMode {
       }
     }
     if ("addNewColumns".equals(value) || "none".equals(value)) {
-      throw new ConfigException(
-          "source.schemaEvolutionMode '"
-              + value
-              + "' is not supported: replaysafe requires an explicit schema and never drops"
-              + " fields. Use 'rescue' (new fields go to the rescued-data column) or"
-              + " 'failOnNewColumns'.");
+      throw ConfigErrors.notSupported(
+          "source.schemaEvolutionMode '" + value + "'",
+          "replaysafe requires an explicit schema and never drops fields. Use 'rescue' (new"
+              + " fields go to the rescued-data column) or 'failOnNewColumns'.");
     }
-    throw new ConfigException(
-        "source.schemaEvolutionMode '"
-            + value
-            + "' is unknown; use one of "
-            + Arrays.stream(values()).map(SchemaEvolutionMode::yamlName).toList());
+    throw ConfigErrors.unknownValue(
+        "source.schemaEvolutionMode",
+        value,
+        Arrays.stream(values()).map(SchemaEvolutionMode::yamlName).toList());
   }
 }

@@ -2,7 +2,6 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.replaysafe.common.ConfigException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -72,11 +71,11 @@ public record SilverConfig(
 
     String silverPath = StoragePaths.normalize("silver.path", path);
     if (keys == null || keys.isEmpty()) {
-      throw new ConfigException("silver.keys is missing; list the column(s) that identify a row");
+      throw ConfigErrors.missing("silver.keys", "list the column(s) that identify a row");
     }
     if (sequenceBy == null || sequenceBy.isEmpty()) {
-      throw new ConfigException(
-          "silver.sequenceBy is missing; list the column(s) that order versions of a key");
+      throw ConfigErrors.missing(
+          "silver.sequenceBy", "list the column(s) that order versions of a key");
     }
     return new SilverConfig(
         silverPath,
@@ -111,46 +110,51 @@ public record SilverConfig(
 
   public SilverConfig {
     if (floatScale < 0 || floatScale > 18) {
-      throw new ConfigException("silver.floatScale " + floatScale + " must be between 0 and 18");
+      throw ConfigErrors.rule(
+          "silver.floatScale " + floatScale + " must be between 0 and 18",
+          "it is how many digits after the point floats keep before hashing (default 6)");
     }
     if (storedAsScdType != 1 && storedAsScdType != 2) {
-      throw new ConfigException("silver.storedAsScdType " + storedAsScdType + " must be 1 or 2");
+      throw ConfigErrors.rule(
+          "silver.storedAsScdType " + storedAsScdType + " must be 1 or 2",
+          "use 1 for current state or 2 for history");
     }
     if (storedAsScdType == 2 && applyAsTruncates.isPresent()) {
-      throw new ConfigException(
-          "silver.applyAsTruncates is supported for storedAsScdType 1 only (as in AUTO CDC);"
-              + " remove it or use a current-state table");
+      throw ConfigErrors.rule(
+          "silver.applyAsTruncates is supported for storedAsScdType 1 only (as in AUTO CDC)",
+          "remove it or use a current-state table");
     }
     if (trackHistoryColumnList != null && !trackHistoryExceptColumnList.isEmpty()) {
-      throw new ConfigException(
-          "silver sets both trackHistoryColumnList and trackHistoryExceptColumnList; keep one");
+      throw ConfigErrors.bothSet(
+          "silver", "trackHistoryColumnList", "trackHistoryExceptColumnList", "keep one");
     }
     if (storedAsScdType == 1
         && (trackHistoryColumnList != null || !trackHistoryExceptColumnList.isEmpty())) {
-      throw new ConfigException(
+      throw ConfigErrors.rule(
           "silver.trackHistoryColumnList / trackHistoryExceptColumnList apply to history tables"
-              + " only; set storedAsScdType: 2 or remove them");
+              + " only",
+          "set storedAsScdType: 2 or remove them");
     }
     if (columnList != null && !exceptColumnList.isEmpty()) {
-      throw new ConfigException(
-          "silver sets both columnList and exceptColumnList; AUTO CDC allows one, keep one");
+      throw ConfigErrors.bothSet(
+          "silver", "columnList", "exceptColumnList", "AUTO CDC allows one, keep one");
     }
     if (checkpoint.equals(path)) {
-      throw new ConfigException("silver.checkpoint equals silver.path; give it its own path");
+      throw ConfigErrors.rule("silver.checkpoint equals silver.path", "give it its own path");
     }
     requireDistinct("silver.keys", keys);
     requireDistinct("silver.sequenceBy", sequenceBy);
     for (String key : keys) {
       if (sequenceBy.contains(key)) {
-        throw new ConfigException(
-            "silver column '" + key + "' is both a key and a sequence column; it must be one");
+        throw ConfigErrors.rule(
+            "silver column '" + key + "' is both a key and a sequence column", "it must be one");
       }
     }
   }
 
   private static void requireDistinct(String where, List<String> columns) {
     if (columns.stream().distinct().count() != columns.size()) {
-      throw new ConfigException(where + " " + columns + " lists a column twice");
+      throw ConfigErrors.rule(where + " " + columns + " lists a column twice", "list each once");
     }
   }
 
@@ -168,11 +172,9 @@ public record SilverConfig(
       for (Map.Entry<?, ?> entry : perKey.entrySet()) {
         String column = String.valueOf(entry.getKey());
         if (!keys.contains(column)) {
-          throw new ConfigException(
-              "silver.keyNormalization names '"
-                  + column
-                  + "', which is not in silver.keys "
-                  + keys);
+          throw ConfigErrors.rule(
+              "silver.keyNormalization names '" + column + "', which is not in silver.keys " + keys,
+              "normalise key columns only");
         }
         result.put(
             column,
@@ -184,9 +186,10 @@ public record SilverConfig(
       keys.forEach(k -> ordered.put(k, result.get(k)));
       return ordered;
     }
-    throw new ConfigException(
-        "silver.keyNormalization must be one mode (none, trim, upper_trim, lower_trim, nfkc_trim)"
-            + " or a map from key column to mode");
+    throw ConfigErrors.rule(
+        "silver.keyNormalization has the wrong shape",
+        "write one mode (none, trim, upper_trim, lower_trim, nfkc_trim) or a map from key column"
+            + " to mode");
   }
 
   private static final Pattern DURATION =
@@ -196,8 +199,8 @@ public record SilverConfig(
   public static Duration parseDuration(String where, String text) {
     Matcher m = DURATION.matcher(text.toLowerCase(Locale.ROOT));
     if (!m.matches()) {
-      throw new ConfigException(
-          where + " '" + text + "' is not a duration; write e.g. '30 days' or '12 hours'");
+      throw ConfigErrors.badValue(
+          where, text, "is not a duration", "write e.g. '30 days' or '12 hours'");
     }
     long n = Long.parseLong(m.group(1));
     return switch (m.group(2)) {

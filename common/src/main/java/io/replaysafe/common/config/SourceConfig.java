@@ -60,19 +60,22 @@ public record SourceConfig(
       @JsonProperty("schemaEvolutionMode") SchemaEvolutionMode schemaEvolutionMode,
       @JsonProperty("options") Map<String, Object> options) {
     if (path == null || path.isBlank()) {
-      throw new ConfigException("source.path is missing; give the directory files land in");
+      throw ConfigErrors.missing("source.path", "give the directory files land in");
     }
     if (schema == null || schema.isBlank()) {
-      throw new ConfigException(
-          "source.schema is missing; replaysafe needs an explicit schema in Spark DDL, e.g."
+      throw ConfigErrors.missing(
+          "source.schema",
+          "replaysafe needs an explicit schema in Spark DDL, e.g."
               + " \"order_id BIGINT, source_version BIGINT, status STRING\"");
     }
     StructType parsed;
     try {
       parsed = StructType.fromDDL(schema);
     } catch (Exception e) { // Spark's ParseException is checked, but thrown from Scala unchecked
-      throw new ConfigException(
-          "source.schema \"" + schema + "\" is not valid Spark DDL: " + firstLine(e), e);
+      throw ConfigErrors.rule(
+          "source.schema \"" + schema + "\" is not valid Spark DDL: " + firstLine(e),
+          "write it as \"name TYPE, ...\", e.g. \"order_id BIGINT, status STRING\"",
+          e);
     }
     Map<String, String> raw = new LinkedHashMap<>();
     if (options != null) {
@@ -89,11 +92,11 @@ public record SourceConfig(
 
   public SourceConfig {
     if (!FORMAT_DEFAULT.equals(format)) {
-      throw new ConfigException(
-          "source.format '" + format + "' is not supported; only 'json' (JSON lines) is");
+      throw ConfigErrors.badValue(
+          "source.format", format, "is not supported", "only 'json' (JSON lines) is");
     }
     if (rescuedDataColumn.isBlank()) {
-      throw new ConfigException("source.rescuedDataColumn is blank; omit it for _rescued_data");
+      throw ConfigErrors.rule("source.rescuedDataColumn is blank", "omit it for _rescued_data");
     }
     Set<String> reserved = new java.util.HashSet<>(Columns.PROVENANCE);
     reserved.add(Columns.CORRUPT_RECORD);
@@ -101,12 +104,12 @@ public record SourceConfig(
     reserved.add(rescuedDataColumn);
     for (StructField field : schema.fields()) {
       if (reserved.contains(field.name())) {
-        throw new ConfigException(
+        throw ConfigErrors.rule(
             "source.schema declares column '"
                 + field.name()
                 + "', a name reserved by the ingestion contract "
-                + reserved
-                + "; rename it in the schema");
+                + reserved,
+            "rename it in the schema");
       }
       checkSupported(field.name(), field.dataType());
     }

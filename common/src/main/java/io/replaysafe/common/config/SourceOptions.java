@@ -1,6 +1,5 @@
 package io.replaysafe.common.config;
 
-import io.replaysafe.common.ConfigException;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,26 +53,25 @@ public record SourceOptions(Map<String, String> sparkOptions) {
       String name = option.getKey();
       String value = option.getValue();
       if (value == null) {
-        throw new ConfigException("source.options." + name + " has no value");
+        throw ConfigErrors.rule(
+            "source.options." + name + " has no value", "give it one, or remove the option");
       }
       String key = name.startsWith("cloudFiles.") ? name.substring("cloudFiles.".length()) : name;
       if (PASSED_THROUGH.contains(key)) {
         spark.put(key, value);
       } else if ("includeExistingFiles".equals(key)) {
         if (!"true".equalsIgnoreCase(value)) {
-          throw new ConfigException(
-              "source.options.includeExistingFiles: false is not supported: Spark's file source"
-                  + " always lists files already present on the first run. Move old files out of"
-                  + " source.path, or narrow it with pathGlobFilter.");
+          throw ConfigErrors.notSupported(
+              "source.options.includeExistingFiles: false",
+              "Spark's file source always lists files already present on the first run. Move"
+                  + " old files out of source.path, or narrow it with pathGlobFilter.");
         }
       } else if (UNSUPPORTED.containsKey(key)) {
-        throw new ConfigException(
-            "source.options." + name + " is not supported: " + UNSUPPORTED.get(key));
+        throw ConfigErrors.notSupported("source.options." + name, UNSUPPORTED.get(key));
       } else {
-        throw new ConfigException(
-            "source.options."
-                + name
-                + " is unknown; supported options are "
+        throw ConfigErrors.rule(
+            "source.options." + name + " is unknown",
+            "supported options are "
                 + new java.util.TreeSet<>(PASSED_THROUGH)
                 + " and includeExistingFiles");
       }
@@ -86,14 +84,17 @@ public record SourceOptions(Map<String, String> sparkOptions) {
     // its old mtime (cp -p, rsync -t, mv) would never be ingested. Auto Loader has no such limit.
     spark.putIfAbsent("maxFileAge", MAX_FILE_AGE_DEFAULT);
     if (spark.containsKey("maxFilesPerTrigger") && spark.containsKey("maxBytesPerTrigger")) {
-      throw new ConfigException(
-          "source.options sets both maxFilesPerTrigger and maxBytesPerTrigger; Spark's file source"
-              + " honours only one, keep one of them");
+      throw ConfigErrors.bothSet(
+          "source.options",
+          "maxFilesPerTrigger",
+          "maxBytesPerTrigger",
+          "Spark's file source honours only one, keep one of them");
     }
     if ("archive".equalsIgnoreCase(spark.get("cleanSource"))
         && !spark.containsKey("sourceArchiveDir")) {
-      throw new ConfigException(
-          "source.options.cleanSource: archive needs source.options.sourceArchiveDir");
+      throw ConfigErrors.rule(
+          "source.options.cleanSource: archive needs source.options.sourceArchiveDir",
+          "add it: the directory that processed files move to");
     }
     return new SourceOptions(spark);
   }

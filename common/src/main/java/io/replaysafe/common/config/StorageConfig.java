@@ -2,7 +2,6 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.replaysafe.common.ConfigException;
 import java.net.URI;
 
 /**
@@ -34,14 +33,12 @@ public record StorageConfig(String endpoint, String region, boolean pathStyleAcc
       try {
         uri = URI.create(endpoint);
       } catch (IllegalArgumentException e) {
-        throw new ConfigException(
-            "storage.endpoint '" + endpoint + "' is not a URL; write it as http://host:port", e);
+        throw ConfigErrors.badValue(
+            "storage.endpoint", endpoint, "is not a URL", "write it as http://host:port", e);
       }
       if (uri.getScheme() == null || uri.getHost() == null) {
-        throw new ConfigException(
-            "storage.endpoint '"
-                + endpoint
-                + "' has no scheme or host; write it as http://host:port");
+        throw ConfigErrors.badValue(
+            "storage.endpoint", endpoint, "has no scheme or host", "write it as http://host:port");
       }
     }
   }

@@ -1,6 +1,5 @@
 package io.replaysafe.common.config;
 
-import io.replaysafe.common.ConfigException;
 import java.net.URI;
 import java.nio.file.Path;
 
@@ -14,7 +13,7 @@ public final class StoragePaths {
    */
   public static String normalize(String key, String path) {
     if (path == null || path.isBlank()) {
-      throw new ConfigException(key + " is missing");
+      throw ConfigErrors.missing(key, null);
     }
     String trimmed = path.trim();
     if (trimmed.startsWith("s3://") || trimmed.startsWith("s3n://")) {
@@ -22,7 +21,7 @@ public final class StoragePaths {
     }
     if (trimmed.startsWith("s3a://")) {
       if (trimmed.length() <= "s3a://".length() || trimmed.startsWith("s3a:///")) {
-        throw new ConfigException(key + " '" + path + "' has no bucket; write s3a://bucket/prefix");
+        throw ConfigErrors.badValue(key, path, "has no bucket", "write s3a://bucket/prefix");
       }
       return trimmed;
     }

@@ -1,0 +1,85 @@
+package io.replaysafe.common.config;
+
+import io.replaysafe.common.ConfigException;
+import java.util.Collection;
+import java.util.List;
+
+/**
+ * Every error about the pipeline file and the arguments, in one vocabulary: each names the key (as
+ * written in the file, e.g. {@code silver.sequenceBy}), what is wrong with it, and what to write
+ * instead. All are {@link ConfigException}s, which the CLI and the cluster mains turn into exit
+ * code 2.
+ */
+public final class ConfigErrors {
+  private ConfigErrors() {}
+
+  /** A required key is absent: {@code "<key> is missing; <fix>"}. */
+  public static ConfigException missing(String key, String fix) {
+    return new ConfigException(key + " is missing" + (fix == null ? "" : "; " + fix));
+  }
+
+  /** A value the key does not accept: {@code "<key> '<value>' <problem>; <fix>"}. */
+  public static ConfigException badValue(String key, Object value, String problem, String fix) {
+    return new ConfigException(key + " '" + value + "' " + problem + "; " + fix);
+  }
+
+  /** The same, keeping what the parser said. */
+  public static ConfigException badValue(
+      String key, Object value, String problem, String fix, Throwable cause) {
+    return new ConfigException(key + " '" + value + "' " + problem + "; " + fix, cause);
+  }
+
+  /** A value outside a closed set: {@code "<key> '<value>' is unknown; use one of [...]"}. */
+  public static ConfigException unknownValue(String key, Object value, Collection<?> allowed) {
+    return badValue(key, value, "is unknown", "use one of " + List.copyOf(allowed));
+  }
+
+  /** Two keys that exclude each other: {@code "<section> sets both <a> and <b>; <fix>"}. */
+  public static ConfigException bothSet(String section, String a, String b, String fix) {
+    return new ConfigException(section + " sets both " + a + " and " + b + "; " + fix);
+  }
+
+  /** A rule across keys or with the schema: {@code "<problem>; <fix>"}. */
+  public static ConfigException rule(String problem, String fix) {
+    return new ConfigException(problem + "; " + fix);
+  }
+
+  /** The same, keeping what the parser said. */
+  public static ConfigException rule(String problem, String fix, Throwable cause) {
+    return new ConfigException(problem + "; " + fix, cause);
+  }
+
+  /** A job's command line is wrong: {@code "Cannot start the <job> job: <problem>. Usage: ..."}. */
+  public static ConfigException jobUsage(
+      String job, String problem, String usage, Throwable cause) {
+    return new ConfigException(
+        "Cannot start the " + job + " job: " + problem + ". Usage: " + usage, cause);
+  }
+
+  /** An option replaysafe refuses, and why: {@code "<key> is not supported: <why>"}. */
+  public static ConfigException notSupported(String key, String why) {
+    return new ConfigException(key + " is not supported: " + why);
+  }
+
+  /** A key naming a column the source schema does not declare. */
+  public static ConfigException unknownColumn(String where, String column, List<String> known) {
+    return new ConfigException(
+        where
+            + " names column '"
+            + column
+            + "', which source.schema does not declare; declared columns are "
+            + known
+            + ". Fix the name or add the column to source.schema");
+  }
+
+  /** A problem found while reading one pipeline file: {@code "Pipeline file <origin>: ..."}. */
+  public static ConfigException inPipelineFile(String origin, String detail, Throwable cause) {
+    return new ConfigException("Pipeline file " + origin + ": " + detail, cause);
+  }
+
+  /** The pipeline file itself cannot be read. */
+  public static ConfigException cannotReadPipelineFile(
+      Object file, String detail, Throwable cause) {
+    return new ConfigException("Cannot read pipeline file " + file + ": " + detail, cause);
+  }
+}

@@ -1,0 +1,200 @@
+package io.replaysafe.silver;
+
+import static io.replaysafe.silver.SilverContract.APPLIED_AT;
+import static io.replaysafe.silver.SilverContract.BRONZE_VERSION;
+import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
+import static io.replaysafe.silver.SilverContract.END_AT;
+import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
+import static io.replaysafe.silver.SilverContract.SEQ;
+import static io.replaysafe.silver.SilverContract.START_AT;
+import static io.replaysafe.silver.SilverContract.STORED_SOURCE_FILE;
+import static io.replaysafe.silver.SilverContract.q;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+
+import io.replaysafe.common.Columns;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.spark.api.java.function.MapFunction;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * SCD type 2: records new events, then rebuilds the history of every key they touch from all of
+ * that key's events and applies the difference in one MERGE (insert new versions, update changed
+ * ones, delete versions that no longer start where they did). A replay brings no new event and so
+ * changes nothing; a crash between the two writes is repaired by the rerun, which rebuilds the same
+ * keys from the same events.
+ */
+public final class HistoryWriter {
+  private static final String OP = "__op";
+
+  private final SilverTables tables;
+  private final SilverContract contract;
+
+  public HistoryWriter(SilverTables tables, SilverContract contract) {
+    this.tables = tables;
+    this.contract = contract;
+  }
+
+  /** Delta's metrics of the history MERGE, and how many events were new. */
+  public record Applied(
+      long newEvents, long retriesOfStored, long inserted, long updated, long deleted) {}
+
+  /** Stored events of the batch's keys, with the columns conflict detection expects. */
+  public Dataset<Row> storedEvents(Dataset<Row> collapsed) {
+    Dataset<Row> keys = collapsed.select(MergePlan.cols(contract.keys())).distinct();
+    List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
+    columns.add(contract.sequence(null).as(MergePlan.T_SEQ));
+    columns.add(col(PAYLOAD_HASH).as(MergePlan.T_HASH));
+    return tables
+        .events()
+        .join(
+            org.apache.spark.sql.functions.broadcast(keys),
+            MergePlan.asSeq(contract.keys()),
+            "left_semi")
+        .select(columns.toArray(Column[]::new));
+  }
+
+  /** Incoming rows with a stored event's key and sequence but another payload. */
+  public Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> stored) {
+    return collapsed
+        .join(stored, MergePlan.asSeq(contract.keys()), "inner")
+        .where(
+            col(SEQ)
+                .equalTo(col(MergePlan.T_SEQ))
+                .and(col(PAYLOAD_HASH).notEqual(col(MergePlan.T_HASH))));
+  }
+
+  public Applied apply(Dataset<Row> clean, Dataset<Row> stored) {
+    List<String> keys = contract.keys();
+    // Events already stored (same key and sequence; a different payload was a conflict) are exact
+    // retries of the history: they add nothing.
+    Dataset<Row> storedIds = stored.select(keysAnd(col(MergePlan.T_SEQ).as(SEQ)));
+    List<String> idColumns = new ArrayList<>(keys);
+    idColumns.add(SEQ);
+    Dataset<Row> fresh =
+        clean.join(storedIds, MergePlan.asSeq(idColumns), "left_anti").localCheckpoint(true);
+    long total = clean.count();
+    long newEvents = fresh.count();
+    if (newEvents == 0) {
+      return new Applied(0, total, 0, 0, 0);
+    }
+    recordEvents(fresh);
+
+    Dataset<Row> touched = fresh.select(MergePlan.cols(keys)).distinct();
+    StructType eventsSchema = contract.eventsSchema();
+    StructType keySchema = new StructType();
+    for (String k : keys) {
+      keySchema = keySchema.add(eventsSchema.apply(k));
+    }
+    int[] keyPositions = keys.stream().mapToInt(eventsSchema::fieldIndex).toArray();
+    Dataset<Row> desired =
+        tables
+            .events()
+            .join(
+                org.apache.spark.sql.functions.broadcast(touched),
+                MergePlan.asSeq(keys),
+                "left_semi")
+            .select(MergePlan.cols(List.of(eventsSchema.fieldNames())))
+            .groupByKey(
+                (MapFunction<Row, Row>)
+                    r -> {
+                      Object[] k = new Object[keyPositions.length];
+                      for (int i = 0; i < k.length; i++) {
+                        k[i] = r.get(keyPositions[i]);
+                      }
+                      return RowFactory.create(k);
+                    },
+                Encoders.row(keySchema))
+            .flatMapGroups(new HistoryBuilder(contract), Encoders.row(contract.historySchema()))
+            .localCheckpoint(true);
+
+    Dataset<Row> current =
+        tables
+            .silver()
+            .join(
+                org.apache.spark.sql.functions.broadcast(touched),
+                MergePlan.asSeq(keys),
+                "left_semi");
+    List<String> versionId = new ArrayList<>(keys);
+    versionId.add(START_AT);
+    Dataset<Row> stale =
+        current.join(
+            desired.select(keysAnd(col(START_AT))), MergePlan.asSeq(versionId), "left_anti");
+    Dataset<Row> source =
+        desired.withColumn(OP, lit("UPSERT")).unionByName(stale.withColumn(OP, lit("DELETE")));
+
+    Map<String, String> values = new LinkedHashMap<>();
+    for (String c : contract.historySchema().fieldNames()) {
+      values.put(c, APPLIED_AT.equals(c) ? "current_timestamp()" : "s." + q(c));
+    }
+    String changed =
+        "NOT (t."
+            + END_AT
+            + " <=> s."
+            + END_AT
+            + ") OR t."
+            + PAYLOAD_HASH
+            + " <> s."
+            + PAYLOAD_HASH;
+    Row metrics =
+        tables
+            .silverTable()
+            .as("t")
+            .merge(
+                source.as("s"),
+                contract.keyCondition("t", "s") + " AND t." + START_AT + " = s." + START_AT)
+            .whenMatched("s." + OP + " = 'DELETE'")
+            .delete()
+            .whenMatched("s." + OP + " = 'UPSERT' AND (" + changed + ")")
+            .updateExpr(values)
+            .whenNotMatched("s." + OP + " = 'UPSERT'")
+            .insertExpr(values)
+            .execute()
+            .first();
+    return new Applied(
+        newEvents,
+        total - newEvents,
+        metrics.getLong(metrics.fieldIndex("num_inserted_rows")),
+        metrics.getLong(metrics.fieldIndex("num_updated_rows")),
+        metrics.getLong(metrics.fieldIndex("num_deleted_rows")));
+  }
+
+  /** Insert-if-absent on key and sequence: the events table never holds a key's sequence twice. */
+  private void recordEvents(Dataset<Row> fresh) {
+    List<Column> columns = new ArrayList<>();
+    for (String c : contract.eventsSchema().fieldNames()) {
+      switch (c) {
+        case STORED_SOURCE_FILE -> columns.add(col(Columns.SOURCE_FILE).as(STORED_SOURCE_FILE));
+        case BRONZE_VERSION -> columns.add(col(COMMIT_VERSION).as(BRONZE_VERSION));
+        default -> columns.add(col(q(c)));
+      }
+    }
+    String condition =
+        contract.keyCondition("t", "s")
+            + " AND "
+            + String.join(
+                " AND ",
+                contract.sequenceBy().stream().map(c -> "t." + q(c) + " = s." + q(c)).toList());
+    tables
+        .eventsTable()
+        .as("t")
+        .merge(fresh.select(columns.toArray(Column[]::new)).as("s"), condition)
+        .whenNotMatched()
+        .insertAll()
+        .execute();
+  }
+
+  private Column[] keysAnd(Column extra) {
+    List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
+    columns.add(extra);
+    return columns.toArray(Column[]::new);
+  }
+}

@@ -1,0 +1,111 @@
+package io.replaysafe.silver;
+
+import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ErrorMessages;
+import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.config.PipelineConfig;
+
+/**
+ * Every error the silver contract and its on-call operations raise on purpose, each saying what
+ * failed, why, and how to fix it. A {@link ConfigException} is the user's to fix in the pipeline
+ * file or the arguments (exit 2); any other is a state or a failure of the run (exit 1).
+ */
+public final class SilverErrors {
+  private SilverErrors() {}
+
+  /** Silver reads bronze: before the first bronze run there is nothing to read. */
+  public static ReplaysafeException noBronzeTable(String pipeline, String bronzePath) {
+    return new ReplaysafeException(
+        ErrorMessages.of(
+            "Cannot run silver for pipeline '" + pipeline + "'",
+            "there is no bronze table at " + bronzePath + " yet",
+            "Run 'replaysafe bronze' (or 'replaysafe run') first"));
+  }
+
+  /** A run failed for a reason replaysafe did not raise itself (S3, Spark, the Delta log). */
+  public static RuntimeException runFailed(PipelineConfig config, Exception e) {
+    return ErrorMessages.runFailed(
+        "Silver run of pipeline '" + config.name() + "'",
+        config.bronze().path(),
+        config.requireSilver().path(),
+        e.getMessage(),
+        "The silver checkpoint",
+        e);
+  }
+
+  /** The SCD type 2 guard of the operations that write current state directly. */
+  public static ConfigException historyTable(String operation, String silverPath) {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot " + operation + " silver " + silverPath,
+            "it is a history table (storedAsScdType 2), and "
+                + operation
+                + " works on current-state tables (storedAsScdType 1) only",
+            "Correct a history through its source instead: deliver the corrected or deleting"
+                + " events, and the next batch rebuilds the history of every key they touch"));
+  }
+
+  /** A table the command reads has not been written yet. */
+  public static ReplaysafeException noTableYet(String what, String path, String fix) {
+    return new ReplaysafeException(
+        ErrorMessages.of(
+            "Cannot read " + what, "there is no Delta table at " + path + " yet", fix));
+  }
+
+  public static ConfigException noKeysGiven() {
+    return new ConfigException(
+        ErrorMessages.of(
+            "No keys given",
+            "repair and reconcile act on named keys only",
+            "Pass --keys K1,K2 or --keys-file FILE (one key per line, as reports print them)"));
+  }
+
+  public static ConfigException unusablePredicate(String name, String predicate, Exception e) {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Constraint " + name + " (" + predicate + ") cannot be checked",
+            "Spark cannot parse or resolve the predicate: " + ErrorMessages.firstLine(e),
+            "Write it as a SQL boolean expression over silver's columns, e.g. amount >= 0"),
+        e);
+  }
+
+  public static ConfigException badConstraintArgument(String argument) {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot read --constraint '" + argument + "'",
+            "it has no '=' between a name and a predicate",
+            "Write it as NAME=PREDICATE, e.g. total_non_negative=order_total >= 0"));
+  }
+
+  public static ConfigException quarantineIdsNotOpen(long open, int given) {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot decide on the quarantine rows given",
+            "only " + open + " of the " + given + " quarantine id(s) given are open",
+            "List the open ones with 'replaysafe quarantine list' and pass only those"));
+  }
+
+  public static ConfigException decisionWithoutAuthor() {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot record a quarantine decision",
+            "every decision is kept on the row with who made it and why",
+            "Pass --by (who decided) and --reason (why)"));
+  }
+
+  public static ConfigException releaseOfInvalidRow(String quarantineId, String reason) {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot release " + quarantineId,
+            "it is " + reason + " and cannot satisfy the contract as it is",
+            "Correct the source and deliver it again, or discard it"));
+  }
+
+  public static ConfigException releaseOfSeveralPayloads() {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot release several payloads for one key and sequence",
+            "only one payload can hold a key at a sequence",
+            "Choose the one that wins, release it, and discard the others"));
+  }
+}

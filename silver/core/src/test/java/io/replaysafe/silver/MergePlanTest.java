@@ -1,0 +1,98 @@
+package io.replaysafe.silver;
+
+import static io.replaysafe.silver.StepFixtures.ORDERS;
+import static io.replaysafe.silver.StepFixtures.ORDERS_SCHEMA;
+import static io.replaysafe.silver.StepFixtures.bronze;
+import static io.replaysafe.silver.StepFixtures.row;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.file.Path;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** What the target holds for a batch's keys, and conflicts with it, on real Delta tables. */
+class MergePlanTest extends SparkTestBase {
+  @TempDir Path dir;
+
+  @Test
+  void theStoredStateOfAKeyIsItsNewestLiveRowOrTombstoneAndTheLiveRowWinsATie() {
+    SilverContract contract = TestContracts.contract(dir, ORDERS_SCHEMA, ORDERS);
+    SilverTables tables = new SilverTables(spark, contract);
+    tables.ensureExist();
+    spark
+        .createDataFrame(
+            java.util.List.of(
+                RowFactory.create(1L, 3L, "A", "h1", "f", 1L, null),
+                RowFactory.create(2L, 1L, "A", "h2", "f", 1L, null),
+                RowFactory.create(3L, 5L, "A", "h3", "f", 1L, null),
+                RowFactory.create(5L, 1L, "A", "h5", "f", 1L, null)),
+            contract.silverSchema())
+        .write()
+        .format("delta")
+        .mode("append")
+        .save(contract.silver().path());
+    spark
+        .createDataFrame(
+            java.util.List.of(
+                RowFactory.create(1L, 2L, "t1", "f", 1L, null),
+                RowFactory.create(2L, 4L, "t2", "f", 1L, null),
+                RowFactory.create(3L, 5L, "t3", "f", 1L, null),
+                RowFactory.create(4L, 7L, "t4", "f", 1L, null)),
+            contract.tombstoneSchema())
+        .write()
+        .format("delta")
+        .mode("append")
+        .save(contract.tombstonePath());
+    // Keys 1 to 4 and 6 arrive; key 5 is stored but not in the batch, key 6 is nowhere.
+    Dataset<Row> incoming =
+        BatchPreparation.identity(
+            bronze(
+                spark,
+                row(1, 9, "B", "UPSERT", "g", 2),
+                row(2, 9, "B", "UPSERT", "g", 2),
+                row(3, 9, "B", "UPSERT", "g", 2),
+                row(4, 9, "B", "UPSERT", "g", 2),
+                row(6, 9, "B", "UPSERT", "g", 2)),
+            contract);
+
+    Dataset<Row> state = MergePlan.targetState(incoming, tables, contract);
+
+    assertThat(rows(state.orderBy("k")))
+        .containsExactly(
+            "1|[3]|h1|LIVE", "2|[4]|t2|TOMBSTONE", "3|[5]|h3|LIVE", "4|[7]|t4|TOMBSTONE");
+  }
+
+  @Test
+  void aConflictWithTheTargetIsTheStoredSequenceWithAnotherPayload() {
+    SilverContract contract = TestContracts.contract(dir, ORDERS_SCHEMA, ORDERS);
+    Dataset<Row> collapsed =
+        BatchPreparation.identity(
+            bronze(
+                spark,
+                row(1, 3, "same", "UPSERT", "g", 2),
+                row(2, 3, "other", "UPSERT", "g", 2),
+                row(3, 4, "other", "UPSERT", "g", 2)),
+            contract);
+    String same = collapsed.where("k = 1").select(SilverContract.PAYLOAD_HASH).first().getString(0);
+    Dataset<Row> target =
+        spark.createDataFrame(
+            java.util.List.of(
+                RowFactory.create(1L, RowFactory.create(3L), same, "LIVE"),
+                RowFactory.create(2L, RowFactory.create(3L), same, "TOMBSTONE"),
+                RowFactory.create(3L, RowFactory.create(3L), same, "LIVE")),
+            new org.apache.spark.sql.types.StructType()
+                .add("k", "long")
+                .add(MergePlan.T_SEQ, new org.apache.spark.sql.types.StructType().add("v", "long"))
+                .add(MergePlan.T_HASH, "string")
+                .add(MergePlan.T_KIND, "string"));
+
+    Dataset<Row> conflicts = MergePlan.conflictsWithTarget(collapsed, target, contract);
+
+    assertThat(rows(conflicts.select("k", "status", MergePlan.T_KIND)))
+        .containsExactly("2|other|TOMBSTONE");
+  }
+}
