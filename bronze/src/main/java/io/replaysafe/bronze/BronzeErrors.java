@@ -19,7 +19,9 @@ public final class BronzeErrors {
   public static RuntimeException runFailed(PipelineConfig config, Exception e) {
     return ErrorMessages.runFailed(
         "Bronze run of pipeline '" + config.name() + "'",
-        config.source().path(),
+        // Every error names the file when Spark says which one it could not read.
+        BronzeIngest.unreadableFile(e).map(f -> "file " + f + " of ").orElse("")
+            + config.source().path(),
         config.bronze().path(),
         ErrorMessages.rootMessage(e),
         "The checkpoint " + config.bronze().checkpoint(),

@@ -2,6 +2,7 @@ package io.replaysafe.bronze;
 
 import io.replaysafe.common.io.Json;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -18,21 +19,64 @@ public record BronzeResult(
     long rescuedRows,
     long corruptRows,
     Long bronzeVersion,
-    double seconds) {
+    double seconds,
+    List<String> unreadableFiles,
+    long retriedFiles) {
 
-  public String summary() {
-    return String.format(
-        Locale.ROOT,
-        "bronze %s: %d file(s), %d row(s) (%d with rescued data, %d corrupt) in %d batch(es);"
-            + " bronze table version %s; %.1f s",
+  public BronzeResult {
+    unreadableFiles = List.copyOf(unreadableFiles);
+  }
+
+  public BronzeResult(
+      String pipeline,
+      long batches,
+      long files,
+      long rows,
+      long rescuedRows,
+      long corruptRows,
+      Long bronzeVersion,
+      double seconds) {
+    this(
         pipeline,
+        batches,
         files,
         rows,
         rescuedRows,
         corruptRows,
-        batches,
-        bronzeVersion == null ? "none" : bronzeVersion.toString(),
-        seconds);
+        bronzeVersion,
+        seconds,
+        List.of(),
+        0);
+  }
+
+  public String summary() {
+    String summary =
+        String.format(
+            Locale.ROOT,
+            "bronze %s: %d file(s), %d row(s) (%d with rescued data, %d corrupt) in %d batch(es);"
+                + " bronze table version %s; %.1f s",
+            pipeline,
+            files,
+            rows,
+            rescuedRows,
+            corruptRows,
+            batches,
+            bronzeVersion == null ? "none" : bronzeVersion.toString(),
+            seconds);
+    if (retriedFiles > 0) {
+      summary += String.format(Locale.ROOT, "; %d file(s) re-ingested on request", retriedFiles);
+    }
+    if (!unreadableFiles.isEmpty()) {
+      summary +=
+          String.format(
+              Locale.ROOT,
+              "; %d file%s could not be read: %s (skipped and recorded: see 'replaysafe bad-files"
+                  + " list')",
+              unreadableFiles.size(),
+              unreadableFiles.size() == 1 ? "" : "s",
+              String.join(", ", unreadableFiles));
+    }
+    return summary;
   }
 
   public Map<String, Object> toMap() {
@@ -46,6 +90,8 @@ public record BronzeResult(
     map.put("corruptRows", corruptRows);
     map.put("bronzeVersion", bronzeVersion);
     map.put("seconds", Math.round(seconds * 1000) / 1000.0);
+    map.put("unreadableFiles", unreadableFiles);
+    map.put("retriedFiles", retriedFiles);
     return map;
   }
 

@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
@@ -163,6 +164,83 @@ class BronzeInputTest extends SparkTestBase {
     assertThat(late.files()).isEqualTo(1);
     assertThat(rows(bronze().selectExpr("id", "source_file_name").orderBy("id")))
         .containsExactly("1|new.json", "2|old-export.json");
+  }
+
+  static byte[] gzip(String text) throws IOException {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    try (java.util.zip.GZIPOutputStream gz = new java.util.zip.GZIPOutputStream(bytes)) {
+      gz.write(text.getBytes(StandardCharsets.UTF_8));
+    }
+    return bytes.toByteArray();
+  }
+
+  @Test
+  void skipsAndRecordsFilesThatCannotBeReadUntilSomeoneDecides() throws IOException {
+    PipelineConfig config = config("id INT");
+    StringBuilder many = new StringBuilder();
+    for (int i = 100; i < 2100; i++) {
+      many.append("{\"id\":").append(i).append("}\n");
+    }
+    byte[] whole = gzip(many.toString());
+    land("a-good.json", "{\"id\":1}");
+    land("b-truncated.json.gz", java.util.Arrays.copyOf(whole, whole.length / 2));
+    land("c-native.json.zst", "{\"id\":3}\n".getBytes(StandardCharsets.UTF_8));
+    land("d-good.json", "{\"id\":4}");
+
+    BronzeResult result = ingest(config);
+
+    String truncated = dir.resolve("landing/b-truncated.json.gz").toUri().toString();
+    String zst = dir.resolve("landing/c-native.json.zst").toUri().toString();
+    assertThat(result.unreadableFiles()).containsExactlyInAnyOrder(truncated, zst);
+    assertThat(result.summary()).contains("2 files could not be read: ");
+    assertThat(rows(bronze().selectExpr("id").where("id < 100").orderBy("id")))
+        .containsExactly("1", "4");
+    // Lines read before the truncation are kept (source_file names the file).
+    long partial = bronze().where("id >= 100").count();
+    assertThat(partial).isBetween(1L, 1999L);
+    BadFiles badFiles = new BadFiles(config, spark);
+    assertThat(
+            rows(
+                badFiles
+                    .unresolved()
+                    .selectExpr(
+                        "replace(path, '" + dir.toUri() + "', '')",
+                        "size",
+                        "error_class",
+                        "status")))
+        .containsExactly(
+            "landing/b-truncated.json.gz|" + whole.length / 2 + "|java.io.EOFException|open",
+            "landing/c-native.json.zst|9|java.lang.RuntimeException|open");
+    assertThat(badFiles.open()).hasSize(2);
+
+    // Nothing new: the run passes without touching them again; they stay open.
+    assertThat(ingest(config).unreadableFiles()).isEmpty();
+    assertThat(badFiles.open()).hasSize(2);
+
+    // The sender re-delivers the gzip whole; someone asks for a retry, and dismisses the other.
+    String recordedGz =
+        badFiles.open().keySet().stream().filter(p -> p.endsWith(".gz")).findFirst().orElseThrow();
+    String recordedZst =
+        badFiles.open().keySet().stream().filter(p -> p.endsWith(".zst")).findFirst().orElseThrow();
+    land("b-truncated.json.gz", whole);
+    badFiles.decide(List.of(recordedGz), "retry", "ann", "re-delivered whole");
+    badFiles.decide(List.of(recordedZst), "dismiss", "bob", "test file, no data");
+
+    BronzeResult retry = ingest(config);
+
+    assertThat(retry.retriedFiles()).isEqualTo(1);
+    assertThat(bronze().where("id >= 100").count()).isEqualTo(partial + 2000);
+    assertThat(bronze().where("id >= 100").select("id").distinct().count()).isEqualTo(2000);
+    assertThat(badFiles.open()).isEmpty();
+    assertThat(
+            rows(
+                spark
+                    .read()
+                    .format("delta")
+                    .load(badFiles.path())
+                    .selectExpr("status", "decided_by", "decided_reason")
+                    .orderBy("status")))
+        .containsExactly("dismissed|bob|test file, no data", "retried|ann|re-delivered whole");
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

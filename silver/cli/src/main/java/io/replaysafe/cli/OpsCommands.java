@@ -209,9 +209,24 @@ final class OpsCommands {
       Duration lag = maxLag == null ? null : Durations.parse("--max-lag", maxLag);
       Status.Report r =
           new Status(pipeline, spark(pipeline, "status")).execute(lag, root.clock().instant());
+      // Files bronze skipped as unreadable alert until someone retries or dismisses them.
+      Map<String, String> badFiles =
+          new io.replaysafe.bronze.BadFiles(pipeline, spark(pipeline, "status")).open();
+      List<String> alerts = new java.util.ArrayList<>(r.alerts());
+      badFiles.forEach(
+          (path, error) ->
+              alerts.add(
+                  "bronze could not read "
+                      + path
+                      + " ("
+                      + error
+                      + "): see 'replaysafe bad-files list'"));
       PrintWriter out = spec.commandLine().getOut();
       if (json) {
-        out.println(new ObjectMapper().findAndRegisterModules().writeValueAsString(asMap(r)));
+        Map<String, Object> report = asMap(r);
+        report.put("unreadableFiles", badFiles);
+        report.put("alerts", alerts);
+        out.println(new ObjectMapper().findAndRegisterModules().writeValueAsString(report));
       } else {
         out.println(
             "source: "
@@ -240,10 +255,11 @@ final class OpsCommands {
           out.println("contract history:");
           r.contractHistory().forEach(l -> out.println("  " + l));
         }
-        r.alerts().forEach(a -> out.println("ALERT: " + a));
+        out.println("unreadable files: " + (badFiles.isEmpty() ? "none" : badFiles.keySet()));
+        alerts.forEach(a -> out.println("ALERT: " + a));
       }
       out.flush();
-      return r.alerts().isEmpty() ? ReplaysafeCli.EXIT_OK : EXIT_ALERT;
+      return alerts.isEmpty() ? ReplaysafeCli.EXIT_OK : EXIT_ALERT;
     }
 
     private static Map<String, Object> asMap(Status.Report r) {

@@ -32,6 +32,7 @@ import picocli.CommandLine.Command;
       OpsCommands.CheckCommand.class,
       OpsCommands.StatusCommand.class,
       OpsCommands.QuarantineCommand.class,
+      BadFilesCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class ReplaysafeCli implements Runnable {

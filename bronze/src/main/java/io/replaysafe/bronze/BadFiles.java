@@ -1,0 +1,259 @@
+package io.replaysafe.bronze;
+
+import static org.apache.spark.sql.functions.col;
+
+import io.delta.tables.DeltaTable;
+import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.config.PipelineConfig;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.sql.Timestamp;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.io.compress.CompressionCodec;
+import org.apache.hadoop.io.compress.CompressionCodecFactory;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The files bronze could not read (corrupt or truncated compression, a codec without its native
+ * library, a file gone between listing and read, permission denied), in a Delta table next to
+ * bronze ({@code <bronze path>_bad_files}). Bronze skips such a file instead of failing every run
+ * on it, and records it here; it stays {@code open} (and {@code replaysafe status} exits 3) until
+ * someone decides: {@code retry} (the next bronze run reads the file again, whole) or {@code
+ * dismiss}. Every decision records who and why.
+ */
+public final class BadFiles {
+  public static final String SUFFIX = "_bad_files";
+  public static final String OPEN = "open";
+  public static final String RETRY = "retry";
+  public static final String RETRIED = "retried";
+  public static final String DISMISSED = "dismissed";
+
+  static final StructType SCHEMA =
+      new StructType()
+          .add("path", DataTypes.StringType, false)
+          .add("size", DataTypes.LongType, true)
+          .add("mtime", DataTypes.TimestampType, true)
+          .add("error_class", DataTypes.StringType, true)
+          .add("error_message", DataTypes.StringType, true)
+          .add("batch_id", DataTypes.LongType, true)
+          .add("recorded_at", DataTypes.TimestampType, true)
+          .add("status", DataTypes.StringType, false)
+          .add("decided_by", DataTypes.StringType, true)
+          .add("decided_reason", DataTypes.StringType, true)
+          .add("decided_at", DataTypes.TimestampType, true);
+
+  /** One unreadable file: what it was and why it could not be read. */
+  public record BadFile(
+      String path, Long size, Timestamp mtime, String errorClass, String errorMessage) {}
+
+  private final PipelineConfig config;
+  private final SparkSession spark;
+
+  public BadFiles(PipelineConfig config, SparkSession spark) {
+    this.config = config;
+    this.spark = spark;
+  }
+
+  public static String pathFor(PipelineConfig config) {
+    String bronze = config.bronze().path();
+    return (bronze.endsWith("/") ? bronze.substring(0, bronze.length() - 1) : bronze) + SUFFIX;
+  }
+
+  public String path() {
+    return pathFor(config);
+  }
+
+  private boolean exists() {
+    return DeltaTable.isDeltaTable(spark, path());
+  }
+
+  /** Records the files as open (a file recorded before is opened again with the new error). */
+  void record(List<BadFile> files, long batchId) {
+    if (files.isEmpty()) {
+      return;
+    }
+    Timestamp now = new Timestamp(System.currentTimeMillis());
+    List<Row> rows = new ArrayList<>();
+    for (BadFile f : files) {
+      rows.add(
+          RowFactory.create(
+              f.path(),
+              f.size(),
+              f.mtime(),
+              f.errorClass(),
+              f.errorMessage(),
+              batchId,
+              now,
+              OPEN,
+              null,
+              null,
+              null));
+    }
+    Dataset<Row> incoming = spark.createDataFrame(rows, SCHEMA);
+    if (!exists()) {
+      DeltaTable.createIfNotExists(spark)
+          .location(path())
+          .addColumns(SCHEMA)
+          .comment("replaysafe: files bronze of pipeline " + config.name() + " could not read")
+          .execute();
+    }
+    DeltaTable.forPath(spark, path())
+        .as("t")
+        .merge(incoming.as("s"), "t.path = s.path")
+        .whenMatched()
+        .updateAll()
+        .whenNotMatched()
+        .insertAll()
+        .execute();
+  }
+
+  /** Files waiting for a decision ({@code open}) or for the next run ({@code retry}). */
+  public Dataset<Row> unresolved() {
+    if (!exists()) {
+      return spark.createDataFrame(List.of(), SCHEMA);
+    }
+    return spark
+        .read()
+        .format("delta")
+        .load(path())
+        .where(col("status").isin(OPEN, RETRY))
+        .orderBy("path");
+  }
+
+  /** Open files, for status: path to error. */
+  public Map<String, String> open() {
+    Map<String, String> open = new LinkedHashMap<>();
+    if (!exists()) {
+      return open;
+    }
+    for (Row r :
+        spark
+            .read()
+            .format("delta")
+            .load(path())
+            .where(col("status").equalTo(OPEN))
+            .orderBy("path")
+            .collectAsList()) {
+      open.put(r.getString(0), r.getString(3) + ": " + r.getString(4));
+    }
+    return open;
+  }
+
+  /** Files marked for retry: path and decision time, oldest decision first. */
+  List<Row> retryRequested() {
+    if (!exists()) {
+      return List.of();
+    }
+    return spark
+        .read()
+        .format("delta")
+        .load(path())
+        .where(col("status").equalTo(RETRY))
+        .orderBy("decided_at", "path")
+        .select("path", "decided_at")
+        .collectAsList();
+  }
+
+  /**
+   * Records a decision on unresolved files: {@code retry} or {@code dismiss}. Refuses paths that
+   * are not unresolved bad files, naming them, so a typo never passes for a decision.
+   */
+  public long decide(List<String> paths, String decision, String by, String reason) {
+    String status =
+        switch (decision.toLowerCase(Locale.ROOT)) {
+          case "retry" -> RETRY;
+          case "dismiss" -> DISMISSED;
+          default -> throw new IllegalArgumentException("decision " + decision);
+        };
+    if (by == null || by.isBlank() || reason == null || reason.isBlank()) {
+      throw new ConfigException("A bad-file decision needs --by (who) and --reason (why)");
+    }
+    List<String> known =
+        unresolved().select("path").as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
+    List<String> unknown = paths.stream().filter(p -> !known.contains(p)).toList();
+    if (!unknown.isEmpty()) {
+      throw new ConfigException(
+          "Not unresolved bad files of pipeline '"
+              + config.name()
+              + "': "
+              + unknown
+              + ". See 'replaysafe bad-files list' for the paths (as recorded).");
+    }
+    Map<String, String> set = new LinkedHashMap<>();
+    set.put("status", "'" + status + "'");
+    set.put("decided_by", sqlString(by));
+    set.put("decided_reason", sqlString(reason));
+    set.put("decided_at", "current_timestamp()");
+    DeltaTable.forPath(spark, path()).updateExpr(inList(paths), set);
+    return paths.size();
+  }
+
+  void markRetried(String path) {
+    Map<String, String> set = new LinkedHashMap<>();
+    set.put("status", "'" + RETRIED + "'");
+    DeltaTable.forPath(spark, path()).updateExpr(inList(List.of(path)), set);
+  }
+
+  private static String inList(List<String> paths) {
+    return "path IN (" + String.join(", ", paths.stream().map(BadFiles::sqlString).toList()) + ")";
+  }
+
+  private static String sqlString(String s) {
+    return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
+  }
+
+  /**
+   * Reads the file to its end the way Spark's text source does (Hadoop file system, codec by
+   * extension) and returns what went wrong, if anything.
+   */
+  static Optional<BadFile> check(Configuration conf, String path) {
+    Path p = new Path(URI.create(path));
+    FileStatus status = null;
+    try {
+      FileSystem fs = p.getFileSystem(conf);
+      status = fs.getFileStatus(p);
+      CompressionCodec codec = new CompressionCodecFactory(conf).getCodec(p);
+      try (InputStream raw = fs.open(p);
+          InputStream in = codec == null ? raw : codec.createInputStream(raw)) {
+        byte[] buffer = new byte[1 << 16];
+        while (in.read(buffer) >= 0) {
+          // reading to the end is the check
+        }
+      }
+      return Optional.empty();
+    } catch (FileNotFoundException e) {
+      return Optional.of(bad(path, status, e));
+    } catch (IOException | RuntimeException e) {
+      return Optional.of(bad(path, status, e));
+    }
+  }
+
+  static BadFile bad(String path, FileStatus status, Throwable e) {
+    Throwable root = e;
+    while (root.getCause() != null && root.getCause() != root) {
+      root = root.getCause();
+    }
+    return new BadFile(
+        path,
+        status == null ? null : status.getLen(),
+        status == null ? null : new Timestamp(status.getModificationTime()),
+        root.getClass().getName(),
+        String.valueOf(root.getMessage()));
+  }
+}
