@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the bronze or the silver job on any Spark 4.1 installation (standalone, YARN, Kubernetes,
+# Runs the bronze or the silver job on any Spark 4.1 or 4.2 installation (standalone, YARN, Kubernetes,
 # local) from the cluster jar, through that installation's own spark-submit.
 #
 #   scripts/spark-submit.sh [SPARK-SUBMIT OPTIONS...] bronze|silver (--config PATH | --config-inline YAML) [--json]
@@ -20,7 +20,9 @@
 #     in the jar;
 #   - with REPLAYSAFE_FORWARD_AWS_ENV=1, the AWS_* variables of this shell (credentials, region,
 #     profile) as executor and YARN application-master environment, for clusters without instance
-#     roles. Spark redacts secrets and tokens in its UI, but prefer roles where there are any.
+#     roles. They go through a mode-600 properties file, never the command line, and reach each
+#     executor's environment through Spark's RPC; Spark redacts secrets and tokens in its UI. A
+#     --properties-file you pass is merged into that file. Prefer roles where there are any.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -46,7 +48,7 @@ if [ -z "${SPARK_HOME:-}" ]; then
   if command -v spark-submit >/dev/null 2>&1; then
     SPARK_HOME="$(cd "$(dirname "$(readlink -f "$(command -v spark-submit)")")/.." && pwd)"
   else
-    die "no Spark installation: set SPARK_HOME or put spark-submit on PATH (Spark 4.1, Scala 2.13)"
+    die "no Spark installation: set SPARK_HOME or put spark-submit on PATH (Spark 4.1 or 4.2, Scala 2.13)"
   fi
 fi
 [ -x "$SPARK_HOME/bin/spark-submit" ] || die "$SPARK_HOME/bin/spark-submit is missing or not executable"
@@ -58,7 +60,7 @@ jar_of() { # the first jar in $SPARK_HOME/jars whose name starts with $1, or not
 if scala_jar="$(jar_of scala-library-)" && [ -n "$scala_jar" ]; then
   case "$(basename "$scala_jar")" in
     scala-library-2.13.*) ;;
-    *) die "$SPARK_HOME runs $(basename "$scala_jar" .jar); the cluster jar needs Scala 2.13 (Spark 4.x)" ;;
+    *) die "$SPARK_HOME runs $(basename "$scala_jar" .jar); the cluster jar needs Scala 2.13 (Spark 4.1 or 4.2)" ;;
   esac
 fi
 
@@ -86,13 +88,49 @@ if [ ${#packages[@]} -gt 0 ]; then
 fi
 
 if [ "${REPLAYSAFE_FORWARD_AWS_ENV:-0}" = 1 ]; then
+  # Through a properties file, never --conf: a --conf value is on spark-submit's command line,
+  # which every user of the machine can read (ps, /proc/PID/cmdline). mktemp creates it mode 600;
+  # it is removed when spark-submit ends. A --properties-file of the caller is copied into it
+  # first (spark-submit reads one), so its settings still apply.
+  props="$(mktemp "${TMPDIR:-/tmp}/replaysafe-submit.XXXXXX")"
+  trap 'rm -f "$props"' EXIT
+  trap 'rm -f "$props"; exit 143' TERM
+  trap 'rm -f "$props"; exit 130' INT
+  kept=()
+  user_props=""
+  i=0
+  while [ $i -lt ${#submit_opts[@]} ]; do
+    opt="${submit_opts[$i]}"
+    case "$opt" in
+      --properties-file) user_props="${submit_opts[$((i + 1))]:-}"; i=$((i + 2)); continue ;;
+      --properties-file=*) user_props="${opt#--properties-file=}"; i=$((i + 1)); continue ;;
+    esac
+    kept+=("$opt"); i=$((i + 1))
+  done
+  submit_opts=("${kept[@]+"${kept[@]}"}")
+  if [ -n "$user_props" ]; then
+    [ -r "$user_props" ] || die "--properties-file $user_props cannot be read"
+    cat "$user_props" >> "$props"
+    echo >> "$props"
+  fi
   while IFS='=' read -r name _; do
-    submit_opts+=(--conf "spark.executorEnv.$name=${!name}" --conf "spark.yarn.appMasterEnv.$name=${!name}")
-  done < <(env | grep -E '^AWS_[A-Z_]+=' || true)
+    value="${!name//\\/\\\\}" # a backslash is an escape in a properties file
+    printf 'spark.executorEnv.%s=%s\nspark.yarn.appMasterEnv.%s=%s\n' "$name" "$value" "$name" "$value" >> "$props"
+  done < <(env | grep -oE '^AWS_[A-Z0-9_]+=' | tr -d = || true)
+  submit_opts+=(--properties-file "$props")
+  # spark-defaults.conf is read only without --properties-file unless asked for (Spark 4.x)
+  [ -n "$user_props" ] || submit_opts+=(--load-spark-defaults)
+  status=0
+  "$SPARK_HOME/bin/spark-submit" \
+    --name "replaysafe-$job" \
+    "${submit_opts[@]}" \
+    --class "$main_class" \
+    "$JAR" "$@" || status=$?
+  exit "$status"
 fi
 
 exec "$SPARK_HOME/bin/spark-submit" \
   --name "replaysafe-$job" \
-  "${submit_opts[@]}" \
+  "${submit_opts[@]+"${submit_opts[@]}"}" \
   --class "$main_class" \
   "$JAR" "$@"

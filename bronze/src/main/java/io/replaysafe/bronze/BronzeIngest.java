@@ -163,7 +163,11 @@ public final class BronzeIngest {
    * Creates the bronze table on first use with the change data feed on: silver reads it as a stream
    * of inserts that carry their bronze commit version, for provenance in quarantine. An existing
    * table is evolved to the source's schema (columns added, types widened); the binding check
-   * refused every other change before.
+   * refused every other change before. Delta keeps file statistics only for the schema's own
+   * columns ({@link #STATS_COLUMNS_PROPERTY}): nobody skips files on provenance, rescued or corrupt
+   * text, and their statistics cost about a quarter of bronze's CPU. The property is the user's to
+   * change afterwards ({@code ALTER TABLE ... SET TBLPROPERTIES}); an existing table keeps what it
+   * has.
    */
   private void ensureTable() {
     StructType nullable = tableSchema(config.source());
@@ -175,6 +179,7 @@ public final class BronzeIngest {
         .location(config.bronze().path())
         .addColumns(nullable)
         .property("delta.enableChangeDataFeed", "true")
+        .property(STATS_COLUMNS_PROPERTY, statsColumns(config.source().schema()))
         .comment("replaysafe bronze table of pipeline " + config.name())
         .execute();
     // Tables created before the column existed get it (null in their older rows).
@@ -200,6 +205,16 @@ public final class BronzeIngest {
       nullable = nullable.add(field.name(), field.dataType(), true);
     }
     return nullable;
+  }
+
+  /** The Delta table property naming the columns Delta collects file statistics on. */
+  public static final String STATS_COLUMNS_PROPERTY = "delta.dataSkippingStatsColumns";
+
+  /** The schema's top-level columns, quoted for Delta's column-list syntax. */
+  static String statsColumns(StructType schema) {
+    return java.util.Arrays.stream(schema.fieldNames())
+        .map(n -> "`" + n.replace("`", "``") + "`")
+        .collect(java.util.stream.Collectors.joining(","));
   }
 
   private boolean sourceExists(String path) {

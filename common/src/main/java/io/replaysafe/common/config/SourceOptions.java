@@ -13,6 +13,13 @@ import java.util.Set;
  */
 public record SourceOptions(Map<String, String> sparkOptions) {
 
+  /**
+   * "No limit", in practice: 100 years. Not Long.MAX_VALUE, because Spark subtracts it from the
+   * newest modification time it has seen, and a negative overflow would make every file look old.
+   * The price: the checkpoint's seen-files map keeps every file's path for that long.
+   */
+  public static final String MAX_FILE_AGE_DEFAULT = "36500d";
+
   /** Options passed to Spark unchanged: same name, same meaning in Auto Loader and Spark. */
   private static final Set<String> PASSED_THROUGH =
       Set.of(
@@ -72,6 +79,10 @@ public record SourceOptions(Map<String, String> sparkOptions) {
     // Auto Loader discovers files in nested directories (dated prefixes); Spark's file source only
     // does so with recursiveFileLookup.
     spark.putIfAbsent("recursiveFileLookup", "true");
+    // Spark's file source skips, silently and on every run, a file whose modification time is more
+    // than maxFileAge (default 7 days) older than the newest file it has seen: a file copied with
+    // its old mtime (cp -p, rsync -t, mv) would never be ingested. Auto Loader has no such limit.
+    spark.putIfAbsent("maxFileAge", MAX_FILE_AGE_DEFAULT);
     if (spark.containsKey("maxFilesPerTrigger") && spark.containsKey("maxBytesPerTrigger")) {
       throw ConfigErrors.bothSet(
           "source.options",

@@ -41,7 +41,9 @@ class ConfigLoaderTest {
     assertThat(config.source().rescuedDataColumn()).isEqualTo("_rescued_data");
     assertThat(config.source().schemaEvolutionMode()).isEqualTo(SchemaEvolutionMode.RESCUE);
     assertThat(config.source().options().sparkOptions())
-        .containsExactlyEntriesOf(Map.of("recursiveFileLookup", "true"));
+        .isEqualTo(
+            Map.of(
+                "recursiveFileLookup", "true", "maxFileAge", SourceOptions.MAX_FILE_AGE_DEFAULT));
     assertThat(config.source().schema().fieldNames())
         .containsExactly("order_id", "source_version", "status", "op");
     assertThat(config.silver()).isEmpty();
@@ -92,7 +94,8 @@ class ConfigLoaderTest {
             Map.of(
                 "maxFilesPerTrigger", "1000",
                 "pathGlobFilter", "*.json*",
-                "recursiveFileLookup", "true"));
+                "recursiveFileLookup", "true",
+                "maxFileAge", SourceOptions.MAX_FILE_AGE_DEFAULT));
     SilverConfig silver = config.requireSilver();
     assertThat(silver.quarantinePath()).isEqualTo("s3a://lake/quarantine/orders");
     assertThat(silver.runsPath()).isEqualTo("s3a://lake/silver/orders_runs");
@@ -242,5 +245,42 @@ class ConfigLoaderTest {
     assertThat(KeyNormalizer.UPPER_TRIM.apply(" a ")).isEqualTo("A");
     assertThat(KeyNormalizer.NFKC_TRIM.apply("\u3000ＡＢ\u00a0")).isEqualTo("AB");
     assertThat(KeyNormalizer.NONE.apply(" a ")).isEqualTo(" a ");
+  }
+
+  private static String withSchema(String schema) {
+    return MINIMAL.replace(
+        "order_id BIGINT, source_version BIGINT, status STRING, op STRING", schema);
+  }
+
+  @Test
+  void acceptsEverySupportedTypeNestedInAnyWay() {
+    String schema =
+        "a BOOLEAN, b TINYINT, c SMALLINT, d INT, e BIGINT, f FLOAT, g DOUBLE, h DECIMAL(38,10),"
+            + " i STRING, j BINARY, k DATE, l TIMESTAMP, m TIMESTAMP_NTZ, n VARIANT,"
+            + " o ARRAY<STRUCT<p: MAP<STRING, ARRAY<DECIMAL(5,2)>>>>,"
+            + " q MAP<STRING, STRUCT<r: ARRAY<TIMESTAMP>>>";
+    assertThat(ConfigLoader.parse("t", withSchema(schema)).source().schema().size()).isEqualTo(16);
+  }
+
+  @Test
+  void refusesTypesTheParserCannotReadWhenTheConfigIsLoaded() {
+    assertThatThrownBy(() -> ConfigLoader.parse("t", withSchema("a INTERVAL DAY")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining(
+            "source.schema column 'a' has type INTERVAL DAY, which bronze cannot read from JSON:"
+                + " Spark's JSON reader has no conversion for it that bronze could follow."
+                + " Supported: BOOLEAN,");
+    assertThatThrownBy(() -> ConfigLoader.parse("t", withSchema("s STRUCT<a: ARRAY<VOID>>")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("source.schema column 's.a[]' has type VOID");
+    assertThatThrownBy(() -> ConfigLoader.parse("t", withSchema("m MAP<INT, STRING>")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("source.schema column 'm' is a map with non-string keys");
+    assertThatThrownBy(() -> ConfigLoader.parse("t", withSchema("t TIME")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("source.schema column 't' has type TIME");
+    assertThatThrownBy(() -> ConfigLoader.parse("t", withSchema("_corrupt_record_base64 STRING")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("declares column '_corrupt_record_base64', a name reserved");
   }
 }

@@ -236,6 +236,10 @@ final class OpsCommands {
             "open quarantine: " + (r.openQuarantine().isEmpty() ? "none" : r.openQuarantine()));
         out.println("last runs:");
         r.lastRuns().forEach(l -> out.println("  " + l));
+        if (!r.contractHistory().isEmpty()) {
+          out.println("contract history:");
+          r.contractHistory().forEach(l -> out.println("  " + l));
+        }
         r.alerts().forEach(a -> out.println("ALERT: " + a));
       }
       out.flush();
@@ -254,6 +258,7 @@ final class OpsCommands {
       m.put("openQuarantine", r.openQuarantine());
       m.put("lastRuns", r.lastRuns());
       m.put("alerts", r.alerts());
+      m.put("contractHistory", r.contractHistory());
       return m;
     }
   }

@@ -9,7 +9,6 @@ import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.Policy;
-import io.replaysafe.common.s3.EmbeddedS3Server;
 import io.replaysafe.common.s3.S3Clients;
 import io.replaysafe.jobs.PipelineRun;
 import io.replaysafe.silver.BatchReport;
@@ -25,6 +24,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.hadoop.fs.FileSystem;
@@ -93,7 +93,7 @@ public final class Rehearsal {
 
   private final PipelineConfig pipeline;
   private final SparkSession spark;
-  private final EmbeddedS3Server server;
+  private final Map<String, String> childCredentials;
   private final Path workDir;
   private final Path configFile;
   private final PrintWriter progress;
@@ -104,13 +104,13 @@ public final class Rehearsal {
   private Rehearsal(
       PipelineConfig pipeline,
       SparkSession spark,
-      EmbeddedS3Server server,
+      Map<String, String> childCredentials,
       Path workDir,
       Path configFile,
       PrintWriter progress) {
     this.pipeline = pipeline;
     this.spark = spark;
-    this.server = server;
+    this.childCredentials = Map.copyOf(childCredentials);
     this.workDir = workDir;
     this.configFile = configFile;
     this.progress = progress;
@@ -125,14 +125,21 @@ public final class Rehearsal {
    * endpoint's address), or the demo's order contract on the rehearsal's own buckets when null.
    */
   public static String pipelineYaml(String yaml) throws IOException {
-    if (yaml != null) {
-      return yaml;
-    }
+    return yaml != null ? yaml : defaultPipelineYaml(LANDING_BUCKET, LAKE_BUCKET, "");
+  }
+
+  /**
+   * The demo's order contract with its landing path in {@code landingBucket} and its tables and
+   * checkpoints in {@code lakeBucket}, every path under {@code prefix} ("" or "a/b/"), so that a
+   * rehearsal on a long-lived endpoint never meets an earlier one's objects.
+   */
+  public static String defaultPipelineYaml(String landingBucket, String lakeBucket, String prefix)
+      throws IOException {
     try (InputStream in =
         Rehearsal.class.getResourceAsStream("/io/replaysafe/cli/demo-orders.yaml")) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8)
-          .replace("s3a://landing/", "s3a://" + LANDING_BUCKET + "/")
-          .replace("s3a://lake/", "s3a://" + LAKE_BUCKET + "/")
+          .replace("s3a://landing/", "s3a://" + landingBucket + "/" + prefix)
+          .replace("s3a://lake/", "s3a://" + lakeBucket + "/" + prefix)
           .replace("name: orders", "name: rehearsal_orders");
     }
   }
@@ -171,13 +178,14 @@ public final class Rehearsal {
   }
 
   /**
-   * Runs every step against {@code server} (already started, its buckets created and its
-   * credentials installed in this JVM). {@code yaml} is the pipeline file with the endpoint filled
-   * in; it is written to {@code workDir} for the child job processes.
+   * Runs every step against the pipeline's endpoint (already started, its buckets created, and its
+   * credentials resolvable in this JVM through the default chain). {@code yaml} is the pipeline
+   * file with the endpoint filled in; it is written to {@code workDir} for the child job processes,
+   * which get {@code childCredentials} ({@code AWS_*} variables) in their environment.
    */
   public static RehearsalReport run(
       String yaml,
-      EmbeddedS3Server server,
+      Map<String, String> childCredentials,
       SparkSession spark,
       Path workDir,
       String backend,
@@ -187,7 +195,8 @@ public final class Rehearsal {
     Files.createDirectories(workDir);
     Path configFile = workDir.resolve("rehearsal-pipeline.yaml");
     Files.writeString(configFile, yaml, StandardCharsets.UTF_8);
-    Rehearsal rehearsal = new Rehearsal(pipeline, spark, server, workDir, configFile, progress);
+    Rehearsal rehearsal =
+        new Rehearsal(pipeline, spark, childCredentials, workDir, configFile, progress);
     return rehearsal.runSteps(backend);
   }
 
@@ -486,9 +495,10 @@ public final class Rehearsal {
     Path log = workDir.resolve("child-" + crashPoint + ".log");
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    builder.environment().put("AWS_ACCESS_KEY_ID", server.credentials().accessKeyId());
-    builder.environment().put("AWS_SECRET_ACCESS_KEY", server.credentials().secretAccessKey());
-    builder.environment().put("AWS_REGION", "us-east-1");
+    builder.environment().putAll(childCredentials);
+    builder
+        .environment()
+        .putIfAbsent("AWS_REGION", pipeline.storage().map(s -> s.region()).orElse("us-east-1"));
     builder.environment().putIfAbsent("SPARK_LOCAL_IP", "127.0.0.1");
     progress.println("rehearse:   child job process with crash point " + crashPoint + " ...");
     progress.flush();

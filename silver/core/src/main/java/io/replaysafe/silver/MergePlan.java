@@ -51,10 +51,19 @@ public final class MergePlan {
    */
   public static Dataset<Row> targetState(
       Dataset<Row> incoming, SilverTables tables, SilverContract contract) {
+    return targetState(incoming, tables, contract, null);
+  }
+
+  /**
+   * As {@link #targetState(Dataset, SilverTables, SilverContract)}, reading only the stored rows
+   * within {@code bounds} (null: all), so Delta skips the files whose keys lie outside the batch's.
+   */
+  public static Dataset<Row> targetState(
+      Dataset<Row> incoming, SilverTables tables, SilverContract contract, KeyBounds bounds) {
     List<String> keys = contract.keys();
     Dataset<Row> batchKeys = incoming.select(cols(keys)).distinct();
-    Dataset<Row> live = stored(tables.silver(), contract, "LIVE");
-    Dataset<Row> dead = stored(tables.tombstones(), contract, "TOMBSTONE");
+    Dataset<Row> live = stored(within(tables.silver(), bounds), contract, "LIVE");
+    Dataset<Row> dead = stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE");
     var newestFirst =
         Window.partitionBy(cols(keys))
             .orderBy(col(T_SEQ).desc(), when(col(T_KIND).equalTo("LIVE"), 0).otherwise(1));
@@ -63,6 +72,41 @@ public final class MergePlan {
         .withColumn("__rank", row_number().over(newestFirst))
         .where(col("__rank").equalTo(1))
         .drop("__rank");
+  }
+
+  private static Dataset<Row> within(Dataset<Row> table, KeyBounds bounds) {
+    return bounds == null ? table : table.where(bounds.on(null));
+  }
+
+  /**
+   * The smallest and largest value of each key column in a batch: a predicate on the target that
+   * every key of the batch satisfies, which Delta's file statistics turn into file skipping (keys
+   * that arrive in order, such as new orders, touch few files).
+   */
+  public record KeyBounds(List<String> keys, List<Object> min, List<Object> max) {
+    public KeyBounds {
+      keys = List.copyOf(keys);
+      min = java.util.Collections.unmodifiableList(new ArrayList<>(min));
+      max = java.util.Collections.unmodifiableList(new ArrayList<>(max));
+    }
+
+    /** The predicate on the rows aliased {@code alias} (null: unaliased). */
+    public Column on(String alias) {
+      Column result = lit(true);
+      for (int i = 0; i < keys.size(); i++) {
+        Column key = col(SilverContract.prefixed(alias, keys.get(i)));
+        result = result.and(key.geq(lit(min.get(i)))).and(key.leq(lit(max.get(i))));
+      }
+      return result;
+    }
+
+    /** Key types whose order Delta's min/max statistics keep: numbers, strings, dates, times. */
+    static boolean supported(org.apache.spark.sql.types.DataType type) {
+      return type instanceof org.apache.spark.sql.types.NumericType
+          || type instanceof org.apache.spark.sql.types.StringType
+          || type instanceof org.apache.spark.sql.types.DateType
+          || type instanceof org.apache.spark.sql.types.TimestampType;
+    }
   }
 
   private static Dataset<Row> stored(Dataset<Row> table, SilverContract contract, String kind) {

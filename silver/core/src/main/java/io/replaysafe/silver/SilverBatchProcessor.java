@@ -14,18 +14,25 @@ import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.sum;
+import static org.apache.spark.sql.functions.when;
 
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.Policy;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
+import org.apache.spark.unsafe.types.UTF8String;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -38,6 +45,14 @@ public final class SilverBatchProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(SilverBatchProcessor.class);
   static final int MAX_NOTES = 20;
   static final int MAX_REPORTED_ROWS = 50;
+
+  /**
+   * A batch of up to this many rows (after exact retries collapse) is planned on the driver: its
+   * plan is collected once instead of checkpointed, counted and queried for notes in three jobs.
+   */
+  static final long DRIVER_PLAN_ROWS = 50_000;
+
+  private static final String STORED_SEQ_JSON = "__t_seq_json";
 
   private final SparkSession spark;
   private final SilverContract contract;
@@ -74,15 +89,21 @@ public final class SilverBatchProcessor {
                     col(Truncates.IS_TRUNCATE).and(col(SEQ).isNotNull())));
       }
       Dataset<Row> prepared = cache(BatchPreparation.validate(identified, contract), cached);
-      // One pass for the batch's size, its invalid rows and its bronze versions.
-      Row totals =
-          prepared
-              .agg(
+      // One pass for the batch's size, its invalid rows, its bronze versions and its key bounds.
+      List<Column> facts =
+          new ArrayList<>(
+              List.of(
                   count(lit(1)),
                   count(col(INVALID_REASON)),
                   min(COMMIT_VERSION),
-                  max(COMMIT_VERSION))
-              .first();
+                  max(COMMIT_VERSION)));
+      for (String key : contract.keys()) {
+        Column validKey = when(col(INVALID_REASON).isNull(), col(SilverContract.q(key)));
+        facts.add(min(validKey));
+        facts.add(max(validKey));
+      }
+      Row totals =
+          prepared.agg(facts.get(0), facts.subList(1, facts.size()).toArray(Column[]::new)).first();
       long truncateCount = truncateRows == null ? 0 : truncateRows.count();
       long inputRows = totals.getLong(0) + truncateCount;
       if (inputRows == 0) {
@@ -91,29 +112,57 @@ public final class SilverBatchProcessor {
       long invalidCount = totals.getLong(1);
       Long versionMin = totals.isNullAt(2) ? null : totals.getLong(2);
       Long versionMax = totals.isNullAt(3) ? null : totals.getLong(3);
+      MergePlan.KeyBounds bounds = keyBounds(prepared, totals, 4);
       Dataset<Row> invalid = prepared.where(col(INVALID_REASON).isNotNull());
       Dataset<Row> valid = prepared.where(col(INVALID_REASON).isNull());
       long validCount = inputRows - invalidCount;
 
       Dataset<Row> collapsed = cache(BatchPreparation.collapseRetries(valid, contract), cached);
-      long collapsedCount = collapsed.count();
-      Dataset<Row> inBatch = cache(BatchPreparation.conflictsInBatch(collapsed, contract), cached);
+      Dataset<Row> inBatch = BatchPreparation.conflictsInBatch(collapsed, contract);
       // What silver already holds for these keys: the live row or tombstone (current state), or
       // every stored event (history).
       Dataset<Row> targetState =
           cache(
               contract.isHistory()
                   ? history.storedEvents(collapsed)
-                  : MergePlan.targetState(collapsed, tables, contract),
+                  : MergePlan.targetState(collapsed, tables, contract, bounds),
               cached);
       Dataset<Row> withTarget =
-          cache(
-              contract.isHistory()
-                  ? history.conflictsWithStored(collapsed, targetState)
-                  : MergePlan.conflictsWithTarget(collapsed, targetState, contract),
-              cached);
-      long conflictsInBatch = inBatch.count();
-      long conflictsWithTarget = withTarget.count();
+          contract.isHistory()
+              ? history.conflictsWithStored(collapsed, targetState)
+              : MergePlan.conflictsWithTarget(collapsed, targetState, contract);
+      // One job for the three counts: rows after collapsing, conflicts in the batch and with the
+      // target (most batches have none, and then nothing else reads those two datasets).
+      Row counts =
+          collapsed
+              .select(
+                  lit(0).as("__part"),
+                  lit(1L).as("__rows"),
+                  lit(0L).as("__in_batch"),
+                  lit(0L).as("__with_target"))
+              .unionByName(
+                  inBatch.select(
+                      lit(1).as("__part"),
+                      lit(0L).as("__rows"),
+                      lit(1L).as("__in_batch"),
+                      lit(0L).as("__with_target")))
+              .unionByName(
+                  withTarget.select(
+                      lit(2).as("__part"),
+                      lit(0L).as("__rows"),
+                      lit(0L).as("__in_batch"),
+                      lit(1L).as("__with_target")))
+              .agg(sum("__rows"), sum("__in_batch"), sum("__with_target"))
+              .first();
+      long collapsedCount = counts.isNullAt(0) ? 0 : counts.getLong(0);
+      long conflictsInBatch = counts.isNullAt(1) ? 0 : counts.getLong(1);
+      long conflictsWithTarget = counts.isNullAt(2) ? 0 : counts.getLong(2);
+      if (conflictsInBatch > 0) {
+        inBatch = cache(inBatch, cached);
+      }
+      if (conflictsWithTarget > 0) {
+        withTarget = cache(withTarget, cached);
+      }
 
       List<String> notes = new ArrayList<>();
       String rejection = null;
@@ -220,24 +269,42 @@ public final class SilverBatchProcessor {
       // Checkpointed, not cached: the MERGE into silver invalidates every cached plan that read
       // silver, and a recomputed plan would see the batch's own writes (a revived key would then
       // look like an exact retry to the tombstone MERGE).
-      Dataset<Row> plan = MergePlan.classify(latest, targetState, contract).localCheckpoint(true);
+      Dataset<Row> classified = MergePlan.classify(latest, targetState, contract);
+      Dataset<Row> plan;
       Map<String, Long> actions = new HashMap<>();
-      for (Row r : plan.groupBy(ACTION).count().collectAsList()) {
-        actions.put(r.getString(0), r.getLong(1));
+      if (collapsedCount <= DRIVER_PLAN_ROWS) {
+        // A small batch is decided on the driver: one job collects the plan, which then counts
+        // its actions and explains its decisions without another job, and the MERGE reads it as
+        // a local relation whose size Spark knows.
+        Dataset<Row> explained =
+            classified.withColumn(
+                STORED_SEQ_JSON, org.apache.spark.sql.functions.to_json(col(MergePlan.T_SEQ)));
+        List<Row> rows = explained.collectAsList();
+        plan = spark.createDataFrame(rows, explained.schema());
+        int action = explained.schema().fieldIndex(ACTION);
+        for (Row r : rows) {
+          actions.merge(r.getString(action), 1L, Long::sum);
+        }
+        notes.addAll(planNotes(rows, explained.schema()));
+      } else {
+        plan = classified.localCheckpoint(true);
+        for (Row r : plan.groupBy(ACTION).count().collectAsList()) {
+          actions.put(r.getString(0), r.getLong(1));
+        }
+        if (actions.getOrDefault(MergePlan.OLDER, 0L)
+                + actions.getOrDefault(MergePlan.RETRY, 0L)
+                + actions.getOrDefault(MergePlan.DELETE, 0L)
+                + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L)
+            > 0) {
+          notes.addAll(planNotes(plan));
+        }
       }
       long distinctKeys = actions.values().stream().mapToLong(Long::longValue).sum();
       long cleanCount = conflicted == null && !truncates.enabled() ? collapsedCount : clean.count();
       long olderIgnored = actions.getOrDefault(MergePlan.OLDER, 0L) + olderThanTruncate;
       long retriesOfStored = actions.getOrDefault(MergePlan.RETRY, 0L);
-      if (olderIgnored
-              + retriesOfStored
-              + actions.getOrDefault(MergePlan.DELETE, 0L)
-              + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L)
-          > 0) {
-        notes.addAll(planNotes(plan));
-      }
 
-      SilverWriter.Applied applied = writer.apply(plan, actions);
+      SilverWriter.Applied applied = writer.apply(plan, actions, bounds);
       return finish(
           new BatchReport(
               runId,
@@ -266,6 +333,27 @@ public final class SilverBatchProcessor {
         cached.get(i).unpersist();
       }
     }
+  }
+
+  /**
+   * Bounds of the batch's valid keys from the totals row (min and max per key column from {@code
+   * first}); null when a key type has no usable order or the batch has no valid key.
+   */
+  private MergePlan.KeyBounds keyBounds(Dataset<Row> prepared, Row totals, int first) {
+    List<Object> mins = new ArrayList<>();
+    List<Object> maxs = new ArrayList<>();
+    for (int i = 0; i < contract.keys().size(); i++) {
+      String key = contract.keys().get(i);
+      int at = first + 2 * i;
+      if (!MergePlan.KeyBounds.supported(prepared.schema().apply(key).dataType())
+          || totals.isNullAt(at)
+          || totals.isNullAt(at + 1)) {
+        return null;
+      }
+      mins.add(totals.get(at));
+      maxs.add(totals.get(at + 1));
+    }
+    return new MergePlan.KeyBounds(contract.keys(), mins, maxs);
   }
 
   /** Logs an applied batch in the run log and the job's log. */
@@ -379,6 +467,43 @@ public final class SilverBatchProcessor {
       notes.add("invalid row in " + r.getString(1) + " (" + r.getString(0) + "): quarantined");
     }
     return notes;
+  }
+
+  /** The plan's notes from its rows on the driver, as {@link #planNotes(Dataset)} selects them. */
+  static List<String> planNotes(List<Row> plan, StructType schema) {
+    int action = schema.fieldIndex(ACTION);
+    int key = schema.fieldIndex(KEY_DISPLAY);
+    int seq = schema.fieldIndex(SEQ_DISPLAY);
+    int stored = schema.fieldIndex(STORED_SEQ_JSON);
+    Set<String> noted =
+        Set.of(MergePlan.OLDER, MergePlan.RETRY, MergePlan.DELETE, MergePlan.TOMBSTONE_ONLY);
+    // Spark orders strings by their UTF-8 bytes, so the notes come out as the Spark query sorts.
+    Comparator<Row> order =
+        Comparator.comparing((Row r) -> UTF8String.fromString(r.getString(key)))
+            .thenComparing(r -> UTF8String.fromString(r.getString(seq)));
+    return plan.stream()
+        .filter(r -> noted.contains(r.getString(action)))
+        .sorted(order)
+        .limit(MAX_NOTES)
+        .map(
+            r ->
+                note(
+                    r.getString(action),
+                    r.getString(key),
+                    r.getString(seq),
+                    r.isNullAt(stored) ? null : r.getString(stored)))
+        .toList();
+  }
+
+  private static String note(String action, String keyDisplay, String seqDisplay, String stored) {
+    String key = "key " + keyDisplay + " sequence " + seqDisplay;
+    return switch (action) {
+      case MergePlan.OLDER ->
+          key + ": older than the stored version " + (stored == null ? "" : stored) + ", ignored";
+      case MergePlan.RETRY -> key + ": exact retry of the stored version, no change";
+      case MergePlan.DELETE -> key + ": deleted (tombstone kept)";
+      default -> key + ": delete of a key silver does not hold, tombstone kept";
+    };
   }
 
   private static List<String> planNotes(Dataset<Row> plan) {

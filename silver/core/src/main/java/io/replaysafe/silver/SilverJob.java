@@ -7,6 +7,7 @@ import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.OptionalLong;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -59,7 +60,37 @@ public final class SilverJob {
     if (truncates.enabled()) {
       truncates.ensureExists();
     }
-    SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
+    long bronzeVersion = latestVersion(bronzePath);
+    OptionalLong processed =
+        new SilverCheckpoint(
+                config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
+            .processedThrough();
+    List<BatchReport> reports;
+    if (processed.isPresent() && processed.getAsLong() >= bronzeVersion) {
+      // A scheduled run with nothing new: starting the query would only find that out slowly.
+      LOG.info(
+          "silver {}: the checkpoint has processed bronze through version {}, the newest; no"
+              + " stream started",
+          config.name(),
+          processed.getAsLong());
+      reports = List.of();
+    } else {
+      reports = stream(new SilverBatchProcessor(spark, contract, tables), bronzePath);
+    }
+    long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
+    SilverResult result =
+        new SilverResult(
+            config.name(),
+            reports,
+            purged,
+            latestVersion(config.requireSilver().path()),
+            (System.nanoTime() - started) / 1e9);
+    LOG.info("{}", result.summary());
+    return result;
+  }
+
+  /** The availableNow query over bronze; the reports of the batches it ran. */
+  private List<BatchReport> stream(SilverBatchProcessor processor, String bronzePath) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
 
     var reader = spark.readStream().format("delta");
@@ -96,16 +127,11 @@ public final class SilverJob {
     } catch (java.util.concurrent.TimeoutException e) {
       throw SilverErrors.runFailed(config, e);
     }
-    long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
-    SilverResult result =
-        new SilverResult(
-            config.name(),
-            List.copyOf(reports),
-            purged,
-            DeltaTable.forPath(spark, config.requireSilver().path()).history(1).head().getLong(0),
-            (System.nanoTime() - started) / 1e9);
-    LOG.info("{}", result.summary());
-    return result;
+    return List.copyOf(reports);
+  }
+
+  private long latestVersion(String path) {
+    return DeltaTable.forPath(spark, path).history(1).head().getLong(0);
   }
 
   /**

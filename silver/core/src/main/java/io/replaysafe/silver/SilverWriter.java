@@ -7,11 +7,15 @@ import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
 import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
 import static io.replaysafe.silver.SilverContract.STORED_SOURCE_FILE;
 import static io.replaysafe.silver.SilverContract.q;
+import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
 
+import io.delta.tables.DeltaMergeBuilder;
 import io.replaysafe.common.Columns;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -32,11 +36,26 @@ public final class SilverWriter {
   /** Delta's metrics of one MERGE. */
   public record Applied(long inserted, long updated, long deleted) {}
 
+  /** As {@link #apply(Dataset, Map, MergePlan.KeyBounds)} without key bounds. */
+  public Applied apply(Dataset<Row> plan, Map<String, Long> actions) {
+    return apply(plan, actions, null);
+  }
+
+  /**
+   * A batch up to this many planned rows is broadcast into the MERGE. Spark would not do it on its
+   * own: the size estimate of a checkpointed plan is far too large (about 98 GB for 5,000 rows), so
+   * every MERGE became a sort-merge join over all the target files it touches.
+   */
+  static final long BROADCAST_ROWS = 200_000;
+
   /**
    * Applies the plan; {@code actions} (count per action) lets a batch with nothing to change skip a
-   * MERGE entirely, which keeps replays cheap.
+   * MERGE entirely, and decides which clauses each MERGE needs. {@code keyBounds}, when not null,
+   * bounds the batch's keys (see {@link MergePlan.KeyBounds}) so Delta reads only the target files
+   * whose key range overlaps the batch.
    */
-  public Applied apply(Dataset<Row> plan, Map<String, Long> actions) {
+  public Applied apply(
+      Dataset<Row> plan, Map<String, Long> actions, MergePlan.KeyBounds keyBounds) {
     long toSilverCount =
         actions.getOrDefault(MergePlan.INSERT, 0L)
             + actions.getOrDefault(MergePlan.REVIVE, 0L)
@@ -46,7 +65,8 @@ public final class SilverWriter {
         actions.getOrDefault(MergePlan.REVIVE, 0L)
             + actions.getOrDefault(MergePlan.DELETE, 0L)
             + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L);
-    Applied applied = toSilverCount == 0 ? new Applied(0, 0, 0) : mergeIntoSilver(plan);
+    Applied applied =
+        toSilverCount == 0 ? new Applied(0, 0, 0) : mergeIntoSilver(plan, actions, keyBounds);
     // Rehearsal only (no-op unless -Dreplaysafe.crashPoint=silver-after-merge): a process killed
     // between the silver MERGE and the tombstone MERGE / checkpoint commit.
     if (toSilverCount > 0) {
@@ -54,12 +74,22 @@ public final class SilverWriter {
           io.replaysafe.common.CrashPoints.SILVER_AFTER_MERGE);
     }
     if (toTombstones > 0) {
-      applyTombstones(plan, newer("s", "t"));
+      applyTombstones(plan, actions, newer("s", "t"), keyBounds);
     }
     return applied;
   }
 
-  private Applied mergeIntoSilver(Dataset<Row> plan) {
+  /**
+   * Only the clauses the batch needs: a replay of updates is a matched-only MERGE (an inner join,
+   * not an outer one over every touched file) and a batch of new keys an insert-only MERGE (which
+   * Delta runs as an append that rewrites no file).
+   */
+  private Applied mergeIntoSilver(
+      Dataset<Row> plan, Map<String, Long> actions, MergePlan.KeyBounds keyBounds) {
+    long deletes = actions.getOrDefault(MergePlan.DELETE, 0L);
+    long updates = actions.getOrDefault(MergePlan.UPDATE, 0L);
+    long inserts =
+        actions.getOrDefault(MergePlan.INSERT, 0L) + actions.getOrDefault(MergePlan.REVIVE, 0L);
     Dataset<Row> toSilver =
         plan.where(
             col(ACTION)
@@ -68,24 +98,39 @@ public final class SilverWriter {
     Map<String, String> insertValues = rowValues(false);
     Map<String, String> updateValues = rowValues(contract.silver().ignoreNullUpdates());
 
-    Row metrics =
+    DeltaMergeBuilder merge =
         tables
             .silverTable()
             .as("t")
-            .merge(toSilver.as("s"), contract.keyCondition("t", "s"))
-            .whenMatched("s." + ACTION + " = 'DELETE' AND " + guard)
-            .delete()
-            .whenMatched("s." + ACTION + " = 'UPDATE' AND " + guard)
-            .updateExpr(updateValues)
-            .whenNotMatched("s." + ACTION + " IN ('INSERT', 'REVIVE')")
-            .insertExpr(insertValues)
-            .execute()
-            .first();
-
+            .merge(
+                source(toSilver, deletes + updates + inserts).as("s"),
+                condition(contract.keyCondition("t", "s"), keyBounds));
+    if (deletes > 0) {
+      merge = merge.whenMatched("s." + ACTION + " = 'DELETE' AND " + guard).delete();
+    }
+    if (updates > 0) {
+      merge =
+          merge.whenMatched("s." + ACTION + " = 'UPDATE' AND " + guard).updateExpr(updateValues);
+    }
+    if (inserts > 0) {
+      merge =
+          merge.whenNotMatched("s." + ACTION + " IN ('INSERT', 'REVIVE')").insertExpr(insertValues);
+    }
+    Row metrics = merge.execute().first();
     return new Applied(
         metrics.getLong(metrics.fieldIndex("num_inserted_rows")),
         metrics.getLong(metrics.fieldIndex("num_updated_rows")),
         metrics.getLong(metrics.fieldIndex("num_deleted_rows")));
+  }
+
+  private static Dataset<Row> source(Dataset<Row> rows, long count) {
+    return count <= BROADCAST_ROWS ? broadcast(rows) : rows;
+  }
+
+  /** The MERGE condition: the key equality, and the batch's key bounds on the target. */
+  private static Column condition(String keyEquality, MergePlan.KeyBounds keyBounds) {
+    Column on = expr(keyEquality);
+    return keyBounds == null ? on : on.and(keyBounds.on("t"));
   }
 
   /**
@@ -110,7 +155,12 @@ public final class SilverWriter {
   }
 
   /** Records deletes (so older events cannot resurrect a key) and clears revived keys. */
-  private void applyTombstones(Dataset<Row> plan, String guard) {
+  private void applyTombstones(
+      Dataset<Row> plan, Map<String, Long> actions, String guard, MergePlan.KeyBounds keyBounds) {
+    long revives = actions.getOrDefault(MergePlan.REVIVE, 0L);
+    long deletes =
+        actions.getOrDefault(MergePlan.DELETE, 0L)
+            + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L);
     Dataset<Row> changes =
         plan.where(col(ACTION).isin(MergePlan.DELETE, MergePlan.TOMBSTONE_ONLY, MergePlan.REVIVE));
     Map<String, String> values = new LinkedHashMap<>();
@@ -122,17 +172,23 @@ public final class SilverWriter {
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put("__deleted_at", "current_timestamp()");
     String isDelete = "s." + ACTION + " IN ('DELETE', 'TOMBSTONE_ONLY')";
-    tables
-        .tombstoneTable()
-        .as("t")
-        .merge(changes.as("s"), contract.keyCondition("t", "s"))
-        .whenMatched(isDelete + " AND " + guard)
-        .updateExpr(values)
-        .whenMatched("s." + ACTION + " = 'REVIVE' AND " + guard)
-        .delete()
-        .whenNotMatched(isDelete)
-        .insertExpr(values)
-        .execute();
+    DeltaMergeBuilder merge =
+        tables
+            .tombstoneTable()
+            .as("t")
+            .merge(
+                source(changes, revives + deletes).as("s"),
+                condition(contract.keyCondition("t", "s"), keyBounds));
+    if (deletes > 0) {
+      merge = merge.whenMatched(isDelete + " AND " + guard).updateExpr(values);
+    }
+    if (revives > 0) {
+      merge = merge.whenMatched("s." + ACTION + " = 'REVIVE' AND " + guard).delete();
+    }
+    if (deletes > 0) {
+      merge = merge.whenNotMatched(isDelete).insertExpr(values);
+    }
+    merge.execute();
   }
 
   /** SQL: the sequence of {@code a} is strictly greater than that of {@code b}. */

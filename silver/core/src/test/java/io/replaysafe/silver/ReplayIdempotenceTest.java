@@ -107,4 +107,56 @@ class ReplayIdempotenceTest extends SparkTestBase {
                     .selectExpr("reason", "get_json_object(raw_payload, '$.status')")))
         .containsExactly("CONFLICT_IN_BATCH|Created");
   }
+
+  @Test
+  void aRunWithNothingNewStartsNoStreamAndANewCommitStillRuns() {
+    SilverHarness p = loaded();
+    List<String> before = state(p);
+    long bronzeVersion =
+        io.delta.tables.DeltaTable.forPath(spark, p.config.bronze().path())
+            .history(1)
+            .head()
+            .getLong(0);
+    assertThat(
+            new SilverCheckpoint(
+                    p.config.requireSilver().checkpoint(),
+                    spark.sparkContext().hadoopConfiguration())
+                .processedThrough())
+        .hasValue(bronzeVersion);
+    java.util.concurrent.atomic.AtomicInteger started =
+        new java.util.concurrent.atomic.AtomicInteger();
+    org.apache.spark.sql.streaming.StreamingQueryListener listener =
+        new org.apache.spark.sql.streaming.StreamingQueryListener() {
+          @Override
+          public void onQueryStarted(QueryStartedEvent event) {
+            if (event.name() != null && event.name().startsWith("replaysafe_silver_")) {
+              started.incrementAndGet();
+            }
+          }
+
+          @Override
+          public void onQueryProgress(QueryProgressEvent event) {}
+
+          @Override
+          public void onQueryTerminated(QueryTerminatedEvent event) {}
+        };
+    spark.streams().addListener(listener);
+    try {
+      SilverResult idle = p.silverOnly();
+
+      assertThat(idle.batches()).isEmpty();
+      assertThat(started.get()).isZero();
+      assertThat(state(p)).isEqualTo(before);
+
+      p.deliver(order(5, 1, "Created"));
+      SilverResult next = p.run();
+
+      assertThat(started.get()).isEqualTo(1);
+      assertThat(next.batches()).singleElement().extracting(BatchReport::inserted).isEqualTo(1L);
+      assertThat(p.silverRows())
+          .containsExactly("1|2|Shipped", "2|1|Created", "4|1|Created", "5|1|Created");
+    } finally {
+      spark.streams().removeListener(listener);
+    }
+  }
 }

@@ -10,9 +10,12 @@ import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -25,7 +28,7 @@ final class ClusterJarSupport {
   static final String BUILD_CLASSPATH =
       "org.apache.maven.plugins:maven-dependency-plugin:3.8.1:build-classpath";
 
-  private static List<Path> sparkRuntime;
+  private static final Map<String, List<Path>> sparkRuntimes = new HashMap<>();
 
   private ClusterJarSupport() {}
 
@@ -82,27 +85,90 @@ final class ClusterJarSupport {
   }
 
   /**
-   * The jars of Spark, Delta and Hadoop's client as a Spark 4.1 installation with Delta has them,
-   * resolved once per JVM (offline first, then from Maven Central).
+   * One line of Spark releases a user's cluster may run, with the Delta and Hadoop releases built
+   * for it.
    */
-  static synchronized List<Path> sparkRuntimeClassPath() {
-    if (sparkRuntime == null) {
-      sparkRuntime = resolveSparkRuntime();
+  record SparkLine(String spark, String delta, String hadoop) {
+    /** The line the build compiles against (the root POM's versions). */
+    static SparkLine current() {
+      return new SparkLine(
+          property("replaysafe.sparkVersion"),
+          property("replaysafe.deltaVersion"),
+          property("replaysafe.hadoopVersion"));
     }
-    return sparkRuntime;
+
+    /** The previous line, which the cluster jar must still run on (root POM, *.previous). */
+    static SparkLine previous() {
+      return new SparkLine(
+          property("replaysafe.previousSparkVersion"),
+          property("replaysafe.previousDeltaVersion"),
+          property("replaysafe.previousHadoopVersion"));
+    }
+
+    @Override
+    public String toString() {
+      return "Spark " + spark + " + Delta " + delta + " + Hadoop " + hadoop;
+    }
   }
 
-  private static List<Path> resolveSparkRuntime() {
+  /**
+   * The jars of Spark, Delta and Hadoop's client as a Spark installation of the build's line with
+   * Delta has them, resolved once per JVM (offline first, then from Maven Central).
+   */
+  static List<Path> sparkRuntimeClassPath() {
+    return sparkRuntimeClassPath(SparkLine.current(), false);
+  }
+
+  /**
+   * The same for any {@code line}; with {@code s3a}, also hadoop-aws of the line's Hadoop and the
+   * AWS SDK modules S3A uses, as in an installation that reads {@code s3a://}.
+   */
+  static synchronized List<Path> sparkRuntimeClassPath(SparkLine line, boolean s3a) {
+    return sparkRuntimes.computeIfAbsent(
+        line + (s3a ? " with S3A" : ""), key -> resolveSparkRuntime(line, s3a));
+  }
+
+  /**
+   * A stand-in for a Spark distribution in {@code home}: {@code jars/} (links to {@code jars}), an
+   * empty {@code RELEASE} (a standalone worker builds executor commands from {@code SPARK_HOME} and
+   * needs it) and a {@code bin/spark-submit} that runs SparkSubmit on those jars with the JVM flags
+   * Spark's own launcher adds on Java 17.
+   */
+  static Path sparkHome(Path home, List<Path> jars) throws IOException {
+    Path jarDir = Files.createDirectories(home.resolve("jars"));
+    for (Path jar : jars) {
+      Files.createSymbolicLink(jarDir.resolve(jar.getFileName()), jar);
+    }
+    Files.writeString(home.resolve("RELEASE"), "");
+    Path submit = Files.createDirectories(home.resolve("bin")).resolve("spark-submit");
+    Files.writeString(
+        submit,
+        "#!/usr/bin/env bash\nexec "
+            + java()
+            + " "
+            + String.join(" ", sparkJvmFlags())
+            // A driver of short jobs on tiny data: C1 and one GC thread start and end sooner.
+            + " -Xmx1g -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
+            + " -cp \"$SPARK_HOME/jars/*\" org.apache.spark.deploy.SparkSubmit \"$@\"\n");
+    Files.setPosixFilePermissions(submit, PosixFilePermissions.fromString("rwxr-xr-x"));
+    return home;
+  }
+
+  private static List<Path> resolveSparkRuntime(SparkLine line, boolean s3a) {
     Path pom = projectRoot().resolve("silver/jobs/src/it/spark-runtime/pom.xml");
     Path work = clusterJar().getParent().resolve("it");
-    Path output = work.resolve("spark-runtime-classpath.txt");
-    Path log = work.resolve("spark-runtime-resolve.log");
+    String name = "spark-runtime-" + line.spark() + "-" + line.delta() + (s3a ? "-s3a" : "");
+    Path output = work.resolve(name + "-classpath.txt");
+    Path log = work.resolve(name + "-resolve.log");
     try {
       Files.createDirectories(work);
       Files.deleteIfExists(output);
-      if (maven(pom, output, log, true) != 0 && maven(pom, output, log, false) != 0) {
+      if (maven(pom, line, s3a, output, log, true) != 0
+          && maven(pom, line, s3a, output, log, false) != 0) {
         throw new IllegalStateException(
-            "Cannot resolve the Spark runtime class path from "
+            "Cannot resolve the class path of "
+                + line
+                + " from "
                 + pom
                 + "; Maven's output:\n"
                 + Files.readString(log));
@@ -117,7 +183,9 @@ final class ClusterJarSupport {
     }
   }
 
-  private static int maven(Path pom, Path output, Path log, boolean offline) throws IOException {
+  private static int maven(
+      Path pom, SparkLine line, boolean s3a, Path output, Path log, boolean offline)
+      throws IOException {
     String home = System.getProperty("replaysafe.mavenHome", "");
     String mvn = home.isBlank() || home.startsWith("${") ? "mvn" : home + "/bin/mvn";
     List<String> command = new ArrayList<>(List.of(mvn, "-B", "-q"));
@@ -132,13 +200,18 @@ final class ClusterJarSupport {
         List.of(
             "-f",
             pom.toString(),
-            "-Dspark.version=" + property("replaysafe.sparkVersion"),
-            "-Ddelta.version=" + property("replaysafe.deltaVersion"),
+            "-Dspark.version=" + line.spark(),
+            "-Ddelta.version=" + line.delta(),
+            "-Dhadoop.version=" + line.hadoop(),
+            "-Dawssdk.version=" + property("replaysafe.awssdkVersion"),
             "-Dscala.binary=" + property("replaysafe.scalaBinary"),
             "-Djackson.version=" + property("replaysafe.jacksonVersion"),
             BUILD_CLASSPATH,
             "-Dmdep.includeScope=runtime",
             "-Dmdep.outputFile=" + output));
+    if (s3a) {
+      command.add("-Ps3a");
+    }
     Process process =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
     try {

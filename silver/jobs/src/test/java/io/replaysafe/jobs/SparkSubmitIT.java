@@ -7,21 +7,26 @@ import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Both jobs from the cluster jar through Spark's own entry point, {@code
  * org.apache.spark.deploy.SparkSubmit}, in a JVM whose class path is only what a Spark installation
  * with Delta has (Spark, Delta, Hadoop's client): nothing of the local launcher's. Bronze is
  * submitted directly, silver through scripts/spark-submit.sh on a stand-in SPARK_HOME.
+ *
+ * <p>Every test runs once per Spark line a user's cluster may run: the one the jar is built against
+ * and the previous one (the root POM's {@code *.previous.version}), each resolved by Maven, so the
+ * same jar is proven on both.
  */
 class SparkSubmitIT extends SparkTestBase {
   /** Spark settings a two-core CI machine needs; a cluster would pass its own. */
@@ -42,8 +47,10 @@ class SparkSubmitIT extends SparkTestBase {
           "--conf",
           "spark.driver.bindAddress=127.0.0.1");
 
-  static List<Path> sparkRuntime;
-  static Path sparkHome;
+  /** A stand-in installation per line, made once per JVM. */
+  static final Map<ClusterJarSupport.SparkLine, Path> homes = new HashMap<>();
+
+  @TempDir static Path installations;
 
   @TempDir Path dir;
 
@@ -54,34 +61,34 @@ class SparkSubmitIT extends SparkTestBase {
     }
   }
 
-  @BeforeAll
-  static void sparkInstallation(@TempDir Path home) throws IOException {
-    sparkRuntime = ClusterJarSupport.sparkRuntimeClassPath();
-    // A stand-in for a Spark distribution: jars/ and a bin/spark-submit that runs SparkSubmit on
-    // them with the JVM flags Spark's own launcher adds on Java 17.
-    sparkHome = home;
-    Path jars = Files.createDirectories(home.resolve("jars"));
-    for (Path jar : sparkRuntime) {
-      Files.createSymbolicLink(jars.resolve(jar.getFileName()), jar);
-    }
-    Path submit = Files.createDirectories(home.resolve("bin")).resolve("spark-submit");
-    Files.writeString(
-        submit,
-        "#!/usr/bin/env bash\nexec "
-            + ClusterJarSupport.java()
-            + " "
-            + String.join(" ", ClusterJarSupport.sparkJvmFlags())
-            + " -Xmx1g -cp \"$SPARK_HOME/jars/*\" org.apache.spark.deploy.SparkSubmit \"$@\"\n");
-    Files.setPosixFilePermissions(submit, PosixFilePermissions.fromString("rwxr-xr-x"));
+  static Stream<ClusterJarSupport.SparkLine> lines() {
+    return Stream.of(ClusterJarSupport.SparkLine.current(), ClusterJarSupport.SparkLine.previous());
   }
 
-  @Test
-  void theClassPathIsSparkDeltaAndHadoopOnly() {
-    List<String> names = sparkRuntime.stream().map(p -> p.getFileName().toString()).toList();
+  static synchronized Path sparkHome(ClusterJarSupport.SparkLine line) throws IOException {
+    Path home = homes.get(line);
+    if (home == null) {
+      home =
+          ClusterJarSupport.sparkHome(
+              Files.createDirectories(installations.resolve("spark-" + line.spark())),
+              ClusterJarSupport.sparkRuntimeClassPath(line, false));
+      homes.put(line, home);
+    }
+    return home;
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lines")
+  void theClassPathIsSparkDeltaAndHadoopOnly(ClusterJarSupport.SparkLine line) {
+    List<String> names =
+        ClusterJarSupport.sparkRuntimeClassPath(line, false).stream()
+            .map(p -> p.getFileName().toString())
+            .toList();
     assertThat(names)
-        .anyMatch(n -> n.startsWith("spark-core_"))
-        .anyMatch(n -> n.startsWith("delta-spark_"))
-        .anyMatch(n -> n.startsWith("hadoop-client-api-"))
+        .contains(
+            "spark-core_2.13-" + line.spark() + ".jar",
+            "delta-spark_2.13-" + line.delta() + ".jar",
+            "hadoop-client-api-" + line.hadoop() + ".jar")
         .noneMatch(n -> n.startsWith("replaysafe-"))
         .noneMatch(n -> n.startsWith("picocli-"))
         .noneMatch(n -> n.startsWith("jackson-dataformat-yaml-"))
@@ -90,8 +97,10 @@ class SparkSubmitIT extends SparkTestBase {
         .noneMatch(n -> n.startsWith("s3proxy-"));
   }
 
-  @Test
-  void bothJobsRunFromTheClusterJarOnSparkAlone() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lines")
+  void bothJobsRunFromTheClusterJarOnSparkAlone(ClusterJarSupport.SparkLine line) throws Exception {
+    List<Path> sparkRuntime = ClusterJarSupport.sparkRuntimeClassPath(line, false);
     Path landing = Files.createDirectories(dir.resolve("landing/2026-11-29"));
     Files.writeString(
         landing.resolve("orders-0001.json"),
@@ -157,7 +166,7 @@ class SparkSubmitIT extends SparkTestBase {
             silver,
             Map.of(
                 "SPARK_HOME",
-                sparkHome.toString(),
+                sparkHome(line).toString(),
                 "REPLAYSAFE_S3A",
                 "off",
                 "REPLAYSAFE_CLUSTER_JAR",
@@ -179,8 +188,10 @@ class SparkSubmitIT extends SparkTestBase {
         .containsExactly("101|2|Shipped", "102|1|Created");
   }
 
-  @Test
-  void aConfigurationErrorExitsWithTwoThroughSparkSubmit() throws Exception {
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("lines")
+  void aConfigurationErrorExitsWithTwoThroughSparkSubmit(ClusterJarSupport.SparkLine line)
+      throws Exception {
     String missing = dir.resolve("missing.yaml").toString();
     List<String> command =
         new ArrayList<>(
@@ -192,7 +203,7 @@ class SparkSubmitIT extends SparkTestBase {
             command,
             Map.of(
                 "SPARK_HOME",
-                sparkHome.toString(),
+                sparkHome(line).toString(),
                 "REPLAYSAFE_S3A",
                 "off",
                 "REPLAYSAFE_CLUSTER_JAR",

@@ -7,6 +7,7 @@ import io.replaysafe.common.Columns;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.silver.ContractHistory;
 import java.io.IOException;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -52,7 +53,8 @@ public final class Status {
       Instant oldestPending,
       List<String> lastRuns,
       Map<String, Long> openQuarantine,
-      List<String> alerts) {}
+      List<String> alerts,
+      List<String> contractHistory) {}
 
   public Report execute(Duration maxLag, Instant now) {
     SparkSessions.applyStorage(spark, config.storage());
@@ -175,7 +177,27 @@ public final class Status {
         oldest,
         lastRuns,
         quarantine,
-        alerts);
+        alerts,
+        contractHistory());
+  }
+
+  /** One line per contract version: number, rule version, when first used, what changed. */
+  private List<String> contractHistory() {
+    if (config.silver().isEmpty()) {
+      return List.of();
+    }
+    return ContractHistory.read(spark, config).stream()
+        .map(
+            v ->
+                "version "
+                    + v.version()
+                    + " ("
+                    + v.ruleVersion()
+                    + "): first used "
+                    + v.firstUsedAt().toInstant()
+                    + "; "
+                    + v.changes())
+        .toList();
   }
 
   private static String normalize(String path) {
