@@ -1,6 +1,7 @@
 package io.replaysafe.common.config;
 
 import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ErrorMessages;
 import java.util.Collection;
 import java.util.List;
 
@@ -12,6 +13,11 @@ import java.util.List;
  */
 public final class ConfigErrors {
   private ConfigErrors() {}
+
+  /** Any problem the user fixes in the file or the arguments, as what failed / why / how to fix. */
+  public static ConfigException of(String problem, String why, String fix, Throwable cause) {
+    return new ConfigException(ErrorMessages.of(problem, why, fix), cause);
+  }
 
   /** A required key is absent: {@code "<key> is missing; <fix>"}. */
   public static ConfigException missing(String key, String fix) {

@@ -1,7 +1,7 @@
 package io.replaysafe.rehearsal;
 
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
 import io.replaysafe.common.s3.S3Clients;
@@ -38,13 +38,13 @@ public final class RehearsalEndpoint {
     try (DefaultCredentialsProvider chain = DefaultCredentialsProvider.builder().build()) {
       credentials = chain.resolveCredentials();
     } catch (SdkClientException e) {
-      throw new ConfigException(
-          "Cannot rehearse against "
-              + endpoint
-              + ": the AWS default credential chain found no credentials ("
+      throw ConfigErrors.of(
+          "Cannot rehearse against " + endpoint,
+          "the AWS default credential chain found no credentials ("
               + firstLine(e.getMessage())
-              + "). Export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (LocalStack accepts"
-              + " test/test), or set AWS_PROFILE.",
+              + ")",
+          "Export AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (LocalStack accepts test/test), or"
+              + " set AWS_PROFILE",
           e);
     }
     Map<String, String> env = new LinkedHashMap<>();
@@ -78,15 +78,14 @@ public final class RehearsalEndpoint {
         }
       }
       if (!occupied.isEmpty()) {
-        throw new ConfigException(
-            "Cannot rehearse against "
-                + endpoint
-                + ": "
-                + String.join(", ", occupied)
+        throw ConfigErrors.of(
+            "Cannot rehearse against " + endpoint,
+            String.join(", ", occupied)
                 + (occupied.size() == 1 ? " already holds objects" : " already hold objects")
-                + " (an earlier rehearsal?), and the rehearsal's expected rows assume a first"
-                + " run. Point the pipeline file at empty paths, or run without --config: the"
-                + " built-in pipeline uses a new prefix for every run.");
+                + " (an earlier rehearsal?), and the rehearsal's expected rows assume a first run",
+            "Point the pipeline file at empty paths, or run without --config: the built-in"
+                + " pipeline uses a new prefix for every run",
+            null);
       }
     } catch (S3Exception e) {
       throw new ReplaysafeException(
