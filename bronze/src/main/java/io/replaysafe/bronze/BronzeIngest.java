@@ -37,7 +37,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class BronzeIngest {
   private static final Logger LOG = LoggerFactory.getLogger(BronzeIngest.class);
-  static final String METRICS = "replaysafe_bronze";
+
+  /** Name of the metrics each bronze micro-batch reports (rows, rescued, corrupt, files). */
+  public static final String METRICS = "replaysafe_bronze";
 
   private final PipelineConfig config;
   private final SparkSession spark;
@@ -124,25 +126,13 @@ public final class BronzeIngest {
   /** The streaming bronze rows: parse, rescue, stamp provenance, count. */
   Dataset<Row> bronzeRows() {
     SourceConfig source = config.source();
-    StructType schema = source.schema();
-    StructType output = BronzeRowMapper.outputSchema(schema, source.rescuedDataColumn());
     Dataset<Row> lines =
         spark
             .readStream()
             .format("text")
             .options(source.options().sparkOptions())
-            .load(source.path())
-            .select(
-                col("value"),
-                col("_metadata.file_path"),
-                col("_metadata.file_name"),
-                col("_metadata.file_size"),
-                col("_metadata.file_modification_time"));
-    return lines
-        .mapPartitions(
-            new BronzeRowMapper(
-                new RescuingJsonParser(schema, source.schemaEvolutionMode()), schema.size()),
-            Encoders.row(output))
+            .load(source.path());
+    return parse(lines, source)
         .withColumn(Columns.INGESTED_AT, current_timestamp())
         .observe(
             METRICS,
@@ -150,6 +140,26 @@ public final class BronzeIngest {
             count(col(source.rescuedDataColumn())).as("rescued"),
             count(col(Columns.CORRUPT_RECORD)).as("corrupt"),
             size(collect_set(col(Columns.SOURCE_FILE))).as("files"));
+  }
+
+  /**
+   * The text source's lines parsed into bronze rows. The streaming job and {@code replaysafe
+   * plan}'s dry run both go through here, so a plan's sample is parsed exactly as the next run will
+   * parse it.
+   */
+  static Dataset<Row> parse(Dataset<Row> text, SourceConfig source) {
+    StructType schema = source.schema();
+    Dataset<Row> lines =
+        text.select(
+            col("value"),
+            col("_metadata.file_path"),
+            col("_metadata.file_name"),
+            col("_metadata.file_size"),
+            col("_metadata.file_modification_time"));
+    return lines.mapPartitions(
+        new BronzeRowMapper(
+            new RescuingJsonParser(schema, source.schemaEvolutionMode()), schema.size()),
+        Encoders.row(BronzeRowMapper.outputSchema(schema, source.rescuedDataColumn())));
   }
 
   /**

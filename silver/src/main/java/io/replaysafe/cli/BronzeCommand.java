@@ -5,6 +5,7 @@ import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -24,10 +25,11 @@ final class BronzeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
-    BronzeResult result =
-        BronzeIngest.from(
-                pipeline, SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name()))
-            .execute();
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name());
+    BronzeResult result;
+    try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
+      result = BronzeIngest.from(pipeline, spark).execute();
+    }
     spec.commandLine().getOut().println(json ? result.toJson() : result.summary());
     return ReplaysafeCli.EXIT_OK;
   }

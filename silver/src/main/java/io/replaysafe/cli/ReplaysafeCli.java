@@ -18,6 +18,8 @@ import picocli.CommandLine.Command;
     description =
         "Replay-safe ingestion: files to bronze, bronze to silver, under a written contract.",
     subcommands = {
+      InitCommand.class,
+      PlanCommand.class,
       BronzeCommand.class,
       SilverCommand.class,
       RunCommand.class,
@@ -37,7 +39,27 @@ public final class ReplaysafeCli implements Runnable {
   public static final int EXIT_FAILURE = 1;
   public static final int EXIT_USAGE = 2;
 
+  static final String VERBOSE = "--verbose";
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @CommandLine.Option(
+      names = VERBOSE,
+      scope = CommandLine.ScopeType.INHERIT,
+      description =
+          "Print Spark's, Hadoop's and Delta's warnings on stderr. Without it they go to"
+              + " replaysafe-logs/replaysafe.log under the working directory.")
+  boolean verbose;
+
+  /** True when {@code --verbose} was given at any level of the command line. */
+  static boolean verbose(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.hasMatchedOption(VERBOSE)) {
+        return true;
+      }
+    }
+    return false;
+  }
 
   @Override
   public void run() {

@@ -46,6 +46,7 @@ final class RunCommand implements Callable<Integer> {
     SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
     String layer = "bronze";
     BronzeResult bronze = null;
+    BatchProgress progress = BatchProgress.attach(spark, err);
     try {
       bronze = BronzeIngest.from(pipeline, spark).execute();
       layer = "silver";
@@ -75,6 +76,7 @@ final class RunCommand implements Callable<Integer> {
       // The CLI's handler prints the whole message on stderr and maps the exit code.
       throw e;
     } finally {
+      progress.close();
       out.flush();
       err.flush();
     }

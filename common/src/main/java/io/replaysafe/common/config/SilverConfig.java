@@ -71,6 +71,13 @@ public record SilverConfig(
       @JsonProperty("applyAsTruncates") String applyAsTruncates) {
 
     String silverPath = StoragePaths.normalize("silver.path", path);
+    // An empty list is a choice left open on purpose: 'replaysafe init' drafts keys: [].
+    if (keys != null && keys.isEmpty()) {
+      throw unchosen("silver.keys", "the column(s) that identify a row");
+    }
+    if (sequenceBy != null && sequenceBy.isEmpty()) {
+      throw unchosen("silver.sequenceBy", "the column(s) that order versions of a key");
+    }
     if (keys == null || keys.isEmpty()) {
       throw new ConfigException("silver.keys is missing; list the column(s) that identify a row");
     }
@@ -107,6 +114,15 @@ public record SilverConfig(
         trackHistoryExceptColumnList == null
             ? List.of()
             : List.copyOf(trackHistoryExceptColumnList));
+  }
+
+  private static ConfigException unchosen(String key, String what) {
+    return new ConfigException(
+        key
+            + " is empty: the pipeline does not run until you choose "
+            + what
+            + ". A file drafted by 'replaysafe init' lists candidates with their evidence in the"
+            + " comment above it.");
   }
 
   public SilverConfig {
