@@ -70,7 +70,7 @@ class InitAndPlanCommandTest extends SparkTestBase {
             "init orders: wrote "
                 + out
                 + " from 2 sample file(s), 6 row(s), 8 column(s); key candidates: event_id,"
-                + " order_id; sequence candidates: at, source_version\n"
+                + " order_id; sequence candidates: source_version, at\n"
                 + "Next: choose silver.keys and silver.sequenceBy in "
                 + out
                 + ", then: replaysafe plan --config "
@@ -95,12 +95,12 @@ class InitAndPlanCommandTest extends SparkTestBase {
             "  #   [event_id]  unique in the sample: 5 distinct values in 5 rows\n"
                 + "  #   [order_id]  repeats (2 distinct values in 5 rows) and is unique together"
                 + " with sequence source_version: one row per version\n"
-                + "  keys: []",
-            "  #   [at]  STRING holding timestamps (declare it TIMESTAMP in the schema to"
-                + " order by time); never decreases in arrival order; no nulls\n"
-                + "  #   [source_version]  BIGINT; never decreases within each order_id in arrival"
+                + "  keys: []                # CHOOSE, e.g. keys: [event_id]\n",
+            "  #   [source_version]  BIGINT; never decreases within each order_id in arrival"
                 + " order; no nulls\n"
-                + "  sequenceBy: []");
+                + "  #   [at]  STRING holding timestamps (declare it TIMESTAMP in the schema to"
+                + " order by time); never decreases in arrival order; no nulls\n"
+                + "  sequenceBy: []          # CHOOSE, e.g. sequenceBy: [source_version]\n");
 
     // The schema is Spark's own inference over the sample, without Spark's corrupt-record column.
     List<String> files =

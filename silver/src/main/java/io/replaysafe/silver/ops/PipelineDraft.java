@@ -175,7 +175,12 @@ public final class PipelineDraft {
       y.append("  # Candidates in the sample:\n");
       appendCandidates(y, sequences, "no numeric or timestamp column increases in arrival order");
       y.append("  sequenceBy: []          # CHOOSE, e.g. sequenceBy: [")
-          .append(sequences.isEmpty() ? "version" : sequences.get(0).columns().get(0))
+          .append(
+              sequences.stream()
+                  .map(c -> c.columns().get(0))
+                  .filter(c -> keys.isEmpty() || !keys.get(0).columns().contains(c))
+                  .findFirst()
+                  .orElse("version"))
           .append("]\n");
       y.append(
           "  onConflict: fail        # same key and sequence, different payload: fail | quarantine\n");
@@ -391,6 +396,16 @@ public final class PipelineDraft {
         versioned.add(pair);
       }
     }
+    // Both ways round (a, b) and (b, a): a key has more distinct values than its versions.
+    List<String[]> oneWay = new ArrayList<>();
+    for (String[] pair : versioned) {
+      boolean reverse =
+          versioned.stream().anyMatch(p -> p[0].equals(pair[1]) && p[1].equals(pair[0]));
+      if (!reverse || distinct(stats, pair[0]) >= distinct(stats, pair[1])) {
+        oneWay.add(pair);
+      }
+    }
+    versioned = oneWay;
     for (ColumnStats seq : orderable) {
       long globalDrops = decreases(ordered, seq.value(), null);
       List<String> within = new ArrayList<>();
@@ -404,8 +419,10 @@ public final class PipelineDraft {
               ? "STRING holding timestamps (declare it TIMESTAMP in the schema to order by time); "
               : seq.type.sql() + "; ";
       if (!within.isEmpty()) {
-        // Within a key is what the contract compares; say so even when it also holds overall.
+        // Within a key is what the contract compares: listed first, and said so even when it
+        // also holds overall.
         sequences.add(
+            (int) sequences.stream().filter(c -> c.evidence().contains("within each")).count(),
             new Candidate(
                 List.of(seq.name),
                 typeNote
@@ -454,6 +471,10 @@ public final class PipelineDraft {
       }
     }
     return new Candidates(distinctKeys, sequences);
+  }
+
+  private static long distinct(List<ColumnStats> stats, String column) {
+    return stats.stream().filter(s -> s.name.equals(column)).findFirst().get().distinct;
   }
 
   /** (key, sequence) column pairs that are unique together in the sample. */
