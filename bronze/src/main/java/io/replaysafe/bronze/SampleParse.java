@@ -48,6 +48,30 @@ public record SampleParse(
   }
 
   /**
+   * Rescued fields the schema does not declare, not even with other letter case: the fields that
+   * stop a run under {@code schemaEvolutionMode: failOnNewColumns}.
+   */
+  public List<String> newFields(StructType schema) {
+    List<String> fresh = new ArrayList<>();
+    for (String field : rescuedByField.keySet()) {
+      if (!declared(schema, field.split("\\."), 0)) {
+        fresh.add(field);
+      }
+    }
+    return fresh;
+  }
+
+  private static boolean declared(StructType type, String[] path, int at) {
+    for (org.apache.spark.sql.types.StructField f : type.fields()) {
+      if (f.name().equalsIgnoreCase(path[at])) {
+        return at == path.length - 1
+            || f.dataType() instanceof StructType nested && declared(nested, path, at + 1);
+      }
+    }
+    return false;
+  }
+
+  /**
    * True when bronze would keep every line of the sample typed, with nothing rescued or corrupt.
    */
   public boolean clean() {

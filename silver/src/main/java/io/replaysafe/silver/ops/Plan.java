@@ -6,6 +6,8 @@ import io.replaysafe.bronze.PendingFiles;
 import io.replaysafe.bronze.SampleParse;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.Policy;
+import io.replaysafe.common.config.SchemaEvolutionMode;
+import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SampleCheck;
 import io.replaysafe.silver.SilverContract;
@@ -144,6 +146,15 @@ public final class Plan {
         return parse == null ? "nothing to ingest" : "the sample is clean";
       }
       List<String> findings = new ArrayList<>();
+      List<String> newFields =
+          parse == null ? List.of() : parse.newFields(pipeline.source().schema());
+      if (pipeline.source().schemaEvolutionMode() == SchemaEvolutionMode.FAIL_ON_NEW_COLUMNS
+          && !newFields.isEmpty()) {
+        findings.add(
+            "bronze would stop at new field(s) "
+                + String.join(", ", newFields)
+                + " (schemaEvolutionMode: failOnNewColumns)");
+      }
       if (parse != null && parse.rescuedRows() > 0) {
         findings.add("bronze would rescue data in " + parse.rescuedRows() + " row(s)");
       }
@@ -243,9 +254,19 @@ public final class Plan {
     if (sampled.isEmpty()) {
       return new Result(pipeline, pending, sampled, null, null);
     }
+    // Parsed in rescue mode even under failOnNewColumns, so the plan reports every new field
+    // (and what else the sample holds) instead of stopping at the first, as the run would.
+    SourceConfig source = pipeline.source();
+    SourceConfig rescuing =
+        new SourceConfig(
+            source.path(),
+            source.format(),
+            source.schema(),
+            source.rescuedDataColumn(),
+            SchemaEvolutionMode.RESCUE,
+            source.options());
     Dataset<Row> rows =
-        SampleParse.bronzeRows(spark, pipeline.source(), sampled)
-            .persist(StorageLevel.MEMORY_AND_DISK());
+        SampleParse.bronzeRows(spark, rescuing, sampled).persist(StorageLevel.MEMORY_AND_DISK());
     try {
       SampleParse parse = SampleParse.summarize(rows, pipeline.source(), sampled.size());
       SampleCheck check =
