@@ -11,7 +11,7 @@
 # configuration error); stdout: the job's one line.
 #
 # Spark comes from $SPARK_HOME, or from the spark-submit on PATH. The script adds:
-#   - the cluster jar: $REPLAYSAFE_CLUSTER_JAR, or silver/target/replaysafe-silver-*-cluster.jar
+#   - the cluster jar: $REPLAYSAFE_CLUSTER_JAR, or silver/jobs/target/replaysafe-jobs-*-cluster.jar
 #     (built with Maven when missing);
 #   - Delta (--packages io.delta:delta-spark_2.13:<the build's version>) when $SPARK_HOME/jars has
 #     no delta-spark jar;
@@ -38,8 +38,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$job" ] || die "no job named; $usage"
 case "$job" in
-  bronze) main_class=io.replaysafe.jobs.BronzeJob ;;
-  silver) main_class=io.replaysafe.jobs.SilverJob ;;
+  bronze) main_class=io.replaysafe.jobs.BronzeMain ;;
+  silver) main_class=io.replaysafe.jobs.SilverMain ;;
 esac
 
 if [ -z "${SPARK_HOME:-}" ]; then
@@ -58,13 +58,13 @@ jar_of() { # the first jar in $SPARK_HOME/jars whose name starts with $1, or not
 if scala_jar="$(jar_of scala-library-)" && [ -n "$scala_jar" ]; then
   case "$(basename "$scala_jar")" in
     scala-library-2.13.*) ;;
-    *) die "$SPARK_HOME runs $(basename "$scala_jar" .jar); the cluster jar needs Scala 2.13 (Spark 4.1)" ;;
+    *) die "$SPARK_HOME runs $(basename "$scala_jar" .jar); the cluster jar needs Scala 2.13 (Spark 4.x)" ;;
   esac
 fi
 
 pom_property() { sed -n "s:.*<$1>\(.*\)</$1>.*:\1:p" "$ROOT/pom.xml" | head -1; }
 version="$(sed -n 's:^  <version>\(.*\)</version>:\1:p' "$ROOT/pom.xml" | head -1)"
-JAR="${REPLAYSAFE_CLUSTER_JAR:-$ROOT/silver/target/replaysafe-silver-$version-cluster.jar}"
+JAR="${REPLAYSAFE_CLUSTER_JAR:-$ROOT/silver/jobs/target/replaysafe-jobs-$version-cluster.jar}"
 if [ ! -f "$JAR" ]; then
   [ -z "${REPLAYSAFE_CLUSTER_JAR:-}" ] || die "REPLAYSAFE_CLUSTER_JAR=$JAR does not exist"
   echo "spark-submit.sh: building the cluster jar..." >&2

@@ -12,12 +12,12 @@ import io.replaysafe.common.Columns;
 import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.spark.DeltaSchemaEvolution;
 import io.replaysafe.common.spark.SparkSessions;
 import java.io.IOException;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -65,8 +65,12 @@ public final class BronzeIngest {
     SparkSessions.applyStorage(spark, config.storage());
     SourceConfig source = config.source();
     String checkpoint = config.bronze().checkpoint();
-    SourceBinding.verifyOrCreate(spark.sparkContext().hadoopConfiguration(), checkpoint, source);
+    var hadoop = spark.sparkContext().hadoopConfiguration();
+    SourceBinding.Check binding = SourceBinding.check(hadoop, checkpoint, source);
     ensureTable();
+    // The table evolves before the binding records the new version: a run stopped in between
+    // finds the table already evolved and only records the version.
+    SourceBinding.record(hadoop, binding, source, java.time.Instant.now());
     if (!sourceExists(source.path())) {
       LOG.warn("Source path {} does not exist yet; nothing to ingest", source.path());
       return new BronzeResult(config.name(), 0, 0, 0, 0, 0, tableVersion(), seconds(started));
@@ -126,13 +130,13 @@ public final class BronzeIngest {
   /** The streaming bronze rows: parse, rescue, stamp provenance, count. */
   Dataset<Row> bronzeRows() {
     SourceConfig source = config.source();
-    Dataset<Row> lines =
+    Dataset<Row> text =
         spark
             .readStream()
             .format("text")
             .options(source.options().sparkOptions())
             .load(source.path());
-    return parse(lines, source)
+    return parse(text, source)
         .withColumn(Columns.INGESTED_AT, current_timestamp())
         .observe(
             METRICS,
@@ -149,6 +153,7 @@ public final class BronzeIngest {
    */
   static Dataset<Row> parse(Dataset<Row> text, SourceConfig source) {
     StructType schema = source.schema();
+    StructType output = BronzeRowMapper.outputSchema(schema, source.rescuedDataColumn());
     Dataset<Row> lines =
         text.select(
             col("value"),
@@ -156,24 +161,27 @@ public final class BronzeIngest {
             col("_metadata.file_name"),
             col("_metadata.file_size"),
             col("_metadata.file_modification_time"));
-    return lines.mapPartitions(
-        new BronzeRowMapper(
-            new RescuingJsonParser(schema, source.schemaEvolutionMode()), schema.size()),
-        Encoders.row(BronzeRowMapper.outputSchema(schema, source.rescuedDataColumn())));
+    String zone = text.sparkSession().conf().get("spark.sql.session.timeZone");
+    return lines
+        .as(InternalRowEncoder.of(lines.schema()))
+        .mapPartitions(
+            new BronzeRowMapper(
+                new RescuingJsonParser(schema, source.schemaEvolutionMode(), zone), schema.size()),
+            InternalRowEncoder.of(output))
+        .toDF();
   }
 
   /**
    * Creates the bronze table on first use with the change data feed on: silver reads it as a stream
-   * of inserts that carry their bronze commit version, for provenance in quarantine.
+   * of inserts that carry their bronze commit version, for provenance in quarantine. An existing
+   * table is evolved to the source's schema (columns added, types widened); the binding check
+   * refused every other change before.
    */
   private void ensureTable() {
-    SourceConfig source = config.source();
-    StructType columns =
-        BronzeRowMapper.outputSchema(source.schema(), source.rescuedDataColumn())
-            .add(Columns.INGESTED_AT, org.apache.spark.sql.types.DataTypes.TimestampType, true);
-    StructType nullable = new StructType();
-    for (var field : columns.fields()) {
-      nullable = nullable.add(field.name(), field.dataType(), true);
+    StructType nullable = tableSchema(config.source());
+    if (DeltaTable.isDeltaTable(spark, config.bronze().path())) {
+      DeltaSchemaEvolution.evolve(spark, config.bronze().path(), nullable, "bronze table");
+      return;
     }
     DeltaTable.createIfNotExists(spark)
         .location(config.bronze().path())
@@ -181,6 +189,29 @@ public final class BronzeIngest {
         .property("delta.enableChangeDataFeed", "true")
         .comment("replaysafe bronze table of pipeline " + config.name())
         .execute();
+    // Tables created before the column existed get it (null in their older rows).
+    String path = config.bronze().path();
+    if (!java.util.Arrays.asList(DeltaTable.forPath(spark, path).toDF().columns())
+        .contains(Columns.CORRUPT_RECORD_BASE64)) {
+      spark.sql(
+          "ALTER TABLE delta.`"
+              + path
+              + "` ADD COLUMNS (`"
+              + Columns.CORRUPT_RECORD_BASE64
+              + "` STRING)");
+    }
+  }
+
+  /** The bronze table's columns for this source, every one nullable. */
+  static StructType tableSchema(SourceConfig source) {
+    StructType columns =
+        BronzeRowMapper.outputSchema(source.schema(), source.rescuedDataColumn())
+            .add(Columns.INGESTED_AT, org.apache.spark.sql.types.DataTypes.TimestampType, true);
+    StructType nullable = new StructType();
+    for (var field : columns.fields()) {
+      nullable = nullable.add(field.name(), field.dataType(), true);
+    }
+    return nullable;
   }
 
   private RuntimeException failure(Exception e) {

@@ -7,6 +7,12 @@ public final class Columns {
   /** Raw text of a line that is not a JSON object; typed columns are null on that row. */
   public static final String CORRUPT_RECORD = "_corrupt_record";
 
+  /**
+   * The raw bytes of a line that is not valid UTF-8, in base64 (RFC 4648, with padding); null
+   * otherwise. {@link #CORRUPT_RECORD} then holds the text with U+FFFD where bytes were invalid.
+   */
+  public static final String CORRUPT_RECORD_BASE64 = "_corrupt_record_base64";
+
   /** Full path of the object the row came from ({@code _metadata.file_path}). */
   public static final String SOURCE_FILE = "source_file";
 

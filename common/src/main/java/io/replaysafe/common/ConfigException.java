@@ -9,4 +9,9 @@ public final class ConfigException extends ReplaysafeException {
   public ConfigException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  @Override
+  public ErrorKind kind() {
+    return ErrorKind.CONFIGURATION;
+  }
 }

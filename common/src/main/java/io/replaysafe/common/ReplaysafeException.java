@@ -12,4 +12,9 @@ public class ReplaysafeException extends RuntimeException {
   public ReplaysafeException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /** What kind of failure this is; {@link ErrorKind#of} turns it into the exit code. */
+  public ErrorKind kind() {
+    return ErrorKind.FAILURE;
+  }
 }

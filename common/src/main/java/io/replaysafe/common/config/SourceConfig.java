@@ -8,9 +8,27 @@ import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import org.apache.spark.sql.types.ArrayType;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.CharType;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+import org.apache.spark.sql.types.VarcharType;
+import org.apache.spark.sql.types.VariantType;
 
 /**
  * The landing zone bronze reads, with its explicit schema.
@@ -79,6 +97,7 @@ public record SourceConfig(
     }
     Set<String> reserved = new java.util.HashSet<>(Columns.PROVENANCE);
     reserved.add(Columns.CORRUPT_RECORD);
+    reserved.add(Columns.CORRUPT_RECORD_BASE64);
     reserved.add(rescuedDataColumn);
     for (StructField field : schema.fields()) {
       if (reserved.contains(field.name())) {
@@ -93,18 +112,62 @@ public record SourceConfig(
     }
   }
 
-  private static void checkSupported(String name, DataType type) {
+  /**
+   * Refuses, when the config is loaded, every type bronze's JSON parser does not convert, so no run
+   * can fail on it later. Supported: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE,
+   * DECIMAL(p,s), STRING, BINARY (base64), DATE, TIMESTAMP, TIMESTAMP_NTZ, VARIANT, and ARRAY, MAP
+   * (string keys) and STRUCT of these, nested in any way.
+   */
+  static void checkSupported(String name, DataType type) {
     if (type instanceof StructType struct) {
       for (StructField f : struct.fields()) {
         checkSupported(name + "." + f.name(), f.dataType());
       }
-    } else if (type instanceof org.apache.spark.sql.types.MapType map
-        && !(map.keyType() instanceof org.apache.spark.sql.types.StringType)) {
-      throw new ConfigException(
-          "source.schema column '"
-              + name
-              + "' is a map with non-string keys; JSON keys are strings");
+    } else if (type instanceof ArrayType array) {
+      checkSupported(name + "[]", array.elementType());
+    } else if (type instanceof MapType map) {
+      if (!(map.keyType() instanceof StringType)) {
+        throw new ConfigException(
+            "source.schema column '"
+                + name
+                + "' is a map with non-string keys; JSON keys are strings, use MAP<STRING, ...>");
+      }
+      checkSupported(name + "{}", map.valueType());
+    } else if (type instanceof CharType || type instanceof VarcharType) {
+      throw unsupported(
+          name,
+          type,
+          "bronze keeps text as it arrived; use STRING (a length limit belongs in silver)");
+    } else if (!(type instanceof BooleanType
+        || type instanceof ByteType
+        || type instanceof ShortType
+        || type instanceof IntegerType
+        || type instanceof LongType
+        || type instanceof FloatType
+        || type instanceof DoubleType
+        || type instanceof DecimalType
+        || type instanceof StringType
+        || type instanceof BinaryType
+        || type instanceof DateType
+        || type instanceof TimestampType
+        || type instanceof TimestampNTZType
+        || type instanceof VariantType)) {
+      throw unsupported(
+          name, type, "Spark's JSON reader has no conversion for it that bronze could follow");
     }
+  }
+
+  private static ConfigException unsupported(String name, DataType type, String why) {
+    return new ConfigException(
+        "source.schema column '"
+            + name
+            + "' has type "
+            + type.sql()
+            + ", which bronze cannot read from JSON: "
+            + why
+            + ". Supported: BOOLEAN, TINYINT, SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s),"
+            + " STRING, BINARY, DATE, TIMESTAMP, TIMESTAMP_NTZ, VARIANT, and ARRAY, MAP<STRING, ...>"
+            + " and STRUCT of these.");
   }
 
   static String firstLine(Throwable e) {

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
 
+import io.replaysafe.common.spark.SqlNames;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -24,11 +25,10 @@ public final class JsonLinesExport {
   public static long write(Dataset<Row> table, List<String> orderBy, PrintWriter out) {
     Column json =
         to_json(
-            struct(
-                Arrays.stream(table.columns()).map(c -> col("`" + c + "`")).toArray(Column[]::new)),
+            struct(SqlNames.columns(Arrays.asList(table.columns()))),
             Map.of("ignoreNullFields", "false"));
     List<Column> order = new ArrayList<>();
-    orderBy.forEach(c -> order.add(col("`" + c + "`").asc_nulls_first()));
+    orderBy.forEach(c -> order.add(SqlNames.column(c).asc_nulls_first()));
     order.add(col("__json"));
     Iterator<Row> rows =
         table

@@ -1,0 +1,86 @@
+package io.replaysafe.common;
+
+import java.util.HashSet;
+import java.util.Set;
+
+/**
+ * What kind of ending a command or cluster job had, and the exit code a scheduler sees for it. This
+ * is the one place an error becomes an exit code: the CLI and the cluster main classes both ask
+ * {@link #of(Throwable)}, so a scheduler can tell "fix the pipeline file" (no retry) from "S3 was
+ * throttled" (retry later) from "the contract rejected a batch" (a person decides).
+ */
+public enum ErrorKind {
+  /** The pipeline file or an argument is wrong. Retrying changes nothing: fix it. */
+  CONFIGURATION(2),
+  /** Silver rejected a batch under a {@code fail} policy, or a check refused a change. */
+  REJECTED(1),
+  /** Anything not classified: an unexpected Spark or Delta failure. A person looks at it. */
+  FAILURE(1),
+  /** Not an error: {@code status} or {@code check} crossed a threshold. */
+  ALERT(3),
+  /**
+   * Transient I/O (S3 throttling, a reset connection, an unreachable endpoint) or another writer
+   * holding the pipeline's lease: the same command later is expected to succeed.
+   */
+  RETRYABLE(4),
+  /** The run exceeded its {@code --timeout} and was stopped. */
+  TIMEOUT(5);
+
+  private final int exitCode;
+
+  ErrorKind(int exitCode) {
+    this.exitCode = exitCode;
+  }
+
+  public int exitCode() {
+    return exitCode;
+  }
+
+  /**
+   * Exception types, by class name, that mean the store or the network failed for a while rather
+   * than the request being wrong. Names and not classes: the S3A and HTTP client classes are not on
+   * every platform's class path (Databricks shades its own).
+   */
+  private static final Set<String> TRANSIENT =
+      Set.of(
+          "java.net.SocketTimeoutException",
+          "java.net.SocketException",
+          "java.net.ConnectException",
+          "java.net.NoRouteToHostException",
+          "java.io.EOFException",
+          "org.apache.http.NoHttpResponseException",
+          "org.apache.http.ConnectionClosedException",
+          "org.apache.http.TruncatedChunkException",
+          "org.apache.http.conn.ConnectTimeoutException",
+          "org.apache.http.conn.HttpHostConnectException",
+          "org.apache.hadoop.net.ConnectTimeoutException",
+          "org.apache.hadoop.fs.s3a.AWSServiceThrottledException",
+          "org.apache.hadoop.fs.s3a.AWSStatus500Exception",
+          "org.apache.hadoop.fs.s3a.AWSApiCallTimeoutException",
+          "org.apache.hadoop.fs.s3a.AWSNoResponseException",
+          "org.apache.hadoop.fs.s3a.AWSConnectionResetException",
+          "software.amazon.awssdk.core.exception.ApiCallTimeoutException",
+          "software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException");
+
+  /**
+   * The kind of {@code error}: a replaysafe error says its own kind; anything else is {@link
+   * #RETRYABLE} when a transient I/O failure is among its causes, else {@link #FAILURE}.
+   */
+  public static ErrorKind of(Throwable error) {
+    if (error instanceof ReplaysafeException r && r.kind() != FAILURE) {
+      return r.kind();
+    }
+    Set<Throwable> seen = new HashSet<>();
+    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+      if (t instanceof ReplaysafeException r && r.kind() != FAILURE) {
+        return r.kind();
+      }
+      for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+        if (TRANSIENT.contains(c.getName())) {
+          return RETRYABLE;
+        }
+      }
+    }
+    return FAILURE;
+  }
+}

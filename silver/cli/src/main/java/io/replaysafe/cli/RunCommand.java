@@ -1,0 +1,98 @@
+package io.replaysafe.cli;
+
+import io.replaysafe.bronze.BronzeResult;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.jobs.JobReport;
+import io.replaysafe.jobs.PipelineRun;
+import io.replaysafe.silver.SilverResult;
+import java.io.PrintWriter;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * The scheduled job. stdout gets exactly one line whether the run succeeds or fails, so cron mail,
+ * Airflow's XCom (the last line of stdout) and log searches see one record per run; everything else
+ * (silver's notes, the full rejection report, Spark's logs) goes to stderr.
+ */
+@Command(
+    name = "run",
+    description =
+        "The scheduled job: bronze then silver, each availableNow. Prints one line (or one JSON"
+            + " object) on stdout. Exit 1 when silver rejects a batch or a job fails, 2 on a"
+            + " configuration error.")
+final class RunCommand implements Callable<Integer> {
+  @Mixin ConfigOption config;
+
+  @Option(names = "--json", description = "Print one JSON object with both summaries.")
+  boolean json;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    PipelineConfig pipeline = config.load();
+    PrintWriter out = spec.commandLine().getOut();
+    PrintWriter err = spec.commandLine().getErr();
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
+    PipelineRun run = PipelineRun.of(pipeline, spark);
+    BatchProgress progress = BatchProgress.attach(spark, err);
+    try {
+      PipelineRun.Outcome outcome = run.execute();
+      BronzeResult bronze = outcome.bronze();
+      if (outcome.succeeded()) {
+        SilverResult silver = outcome.silver();
+        out.println(
+            json
+                ? JobReport.toJson(report(pipeline, JobReport.OK, bronze, silver))
+                : "run "
+                    + pipeline.name()
+                    + ": ok | "
+                    + bronze.summary()
+                    + " | "
+                    + silver.summary());
+        silver.notes().forEach(note -> err.println("  " + note));
+        return ReplaysafeCli.EXIT_OK;
+      }
+      RuntimeException e = outcome.error();
+      String layer = outcome.failedLayer().label();
+      if (json) {
+        Map<String, Object> report = report(pipeline, JobReport.FAILED, bronze, null);
+        report.put("failedLayer", layer);
+        report.putAll(JobReport.failureFields(e));
+        out.println(JobReport.toJson(report));
+      } else {
+        out.println(
+            "run "
+                + pipeline.name()
+                + ": FAILED in "
+                + layer
+                + ": "
+                + JobReport.firstLine(JobReport.messageOf(e))
+                + (bronze == null ? "" : " | " + bronze.summary()));
+      }
+      // The CLI's handler prints the whole message on stderr and maps the exit code.
+      throw e;
+    } finally {
+      progress.close();
+      out.flush();
+      err.flush();
+    }
+  }
+
+  private static Map<String, Object> report(
+      PipelineConfig pipeline, String status, BronzeResult bronze, SilverResult silver) {
+    Map<String, Object> report = new LinkedHashMap<>();
+    report.put("pipeline", pipeline.name());
+    report.put("status", status);
+    report.put("bronze", bronze == null ? null : bronze.toMap());
+    report.put("silver", silver == null ? null : silver.toMap());
+    return report;
+  }
+}

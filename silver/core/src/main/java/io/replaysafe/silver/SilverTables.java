@@ -1,0 +1,129 @@
+package io.replaysafe.silver;
+
+import io.delta.tables.DeltaTable;
+import io.replaysafe.common.spark.DeltaSchemaEvolution;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * The four Delta tables silver owns: the current state, its tombstones, the quarantine and the run
+ * log. Created on first use; deletion vectors keep small MERGEs into large tables small.
+ */
+public final class SilverTables {
+  public static final StructType QUARANTINE_SCHEMA =
+      new StructType()
+          .add("quarantine_id", DataTypes.StringType, false)
+          .add("reason", DataTypes.StringType, false)
+          .add("message", DataTypes.StringType, false)
+          .add("rule_version", DataTypes.StringType, false)
+          .add("key", DataTypes.StringType, true)
+          .add("raw_key", DataTypes.StringType, true)
+          .add("sequence", DataTypes.StringType, true)
+          .add("payload_hash", DataTypes.StringType, true)
+          .add("raw_payload", DataTypes.StringType, true)
+          .add("source_file", DataTypes.StringType, true)
+          .add("bronze_version", DataTypes.LongType, true)
+          .add("silver_batch_id", DataTypes.LongType, false)
+          .add("run_id", DataTypes.StringType, false)
+          .add("quarantined_at", DataTypes.TimestampType, false)
+          .add("status", DataTypes.StringType, false)
+          .add("decided_by", DataTypes.StringType, true)
+          .add("decision", DataTypes.StringType, true)
+          .add("decided_at", DataTypes.TimestampType, true);
+
+  public static final StructType RUNS_SCHEMA =
+      new StructType()
+          .add("run_id", DataTypes.StringType, false)
+          .add("batch_id", DataTypes.LongType, false)
+          .add("status", DataTypes.StringType, false)
+          .add("rule_version", DataTypes.StringType, false)
+          .add("started_at", DataTypes.TimestampType, false)
+          .add("seconds", DataTypes.DoubleType, false)
+          .add("bronze_version_min", DataTypes.LongType, true)
+          .add("bronze_version_max", DataTypes.LongType, true)
+          .add("input_rows", DataTypes.LongType, false)
+          .add("invalid", DataTypes.LongType, false)
+          .add("exact_retries", DataTypes.LongType, false)
+          .add("distinct_keys", DataTypes.LongType, false)
+          .add("conflicts_in_batch", DataTypes.LongType, false)
+          .add("conflicts_with_target", DataTypes.LongType, false)
+          .add("older_ignored", DataTypes.LongType, false)
+          .add("superseded_in_batch", DataTypes.LongType, false)
+          .add("inserted", DataTypes.LongType, false)
+          .add("updated", DataTypes.LongType, false)
+          .add("deleted", DataTypes.LongType, false)
+          .add("quarantined", DataTypes.LongType, false)
+          .add("message", DataTypes.StringType, true);
+
+  private final SparkSession spark;
+  private final SilverContract contract;
+
+  public SilverTables(SparkSession spark, SilverContract contract) {
+    this.spark = spark;
+    this.contract = contract;
+  }
+
+  public void ensureExist() {
+    if (contract.isHistory()) {
+      create(contract.silver().path(), contract.historySchema(), "history (SCD type 2)");
+      create(contract.eventsPath(), contract.eventsSchema(), "applied events of the history");
+    } else {
+      create(contract.silver().path(), contract.silverSchema(), "current state (SCD type 1)");
+      create(contract.tombstonePath(), contract.tombstoneSchema(), "tombstones of deleted keys");
+    }
+    create(contract.silver().quarantinePath(), QUARANTINE_SCHEMA, "quarantined rows");
+    create(contract.silver().runsPath(), RUNS_SCHEMA, "silver run log");
+  }
+
+  /**
+   * Creates the table, or evolves an existing one to the contract's schema (columns added, types
+   * widened; {@link ContractHistory} refused every other change before).
+   */
+  private void create(String path, StructType schema, String what) {
+    if (DeltaTable.isDeltaTable(spark, path)) {
+      DeltaSchemaEvolution.evolve(spark, path, schema, "silver " + what);
+      return;
+    }
+    DeltaTable.createIfNotExists(spark)
+        .location(path)
+        .addColumns(schema)
+        .property("delta.enableDeletionVectors", "true")
+        .comment("replaysafe " + what + " of pipeline " + contract.pipeline().name())
+        .execute();
+  }
+
+  public Dataset<Row> silver() {
+    return spark.read().format("delta").load(contract.silver().path());
+  }
+
+  public Dataset<Row> tombstones() {
+    return spark.read().format("delta").load(contract.tombstonePath());
+  }
+
+  public Dataset<Row> events() {
+    return spark.read().format("delta").load(contract.eventsPath());
+  }
+
+  public DeltaTable eventsTable() {
+    return DeltaTable.forPath(spark, contract.eventsPath());
+  }
+
+  public DeltaTable silverTable() {
+    return DeltaTable.forPath(spark, contract.silver().path());
+  }
+
+  public DeltaTable tombstoneTable() {
+    return DeltaTable.forPath(spark, contract.tombstonePath());
+  }
+
+  public DeltaTable quarantineTable() {
+    return DeltaTable.forPath(spark, contract.silver().quarantinePath());
+  }
+
+  public String runsPath() {
+    return contract.silver().runsPath();
+  }
+}

@@ -1,0 +1,33 @@
+package io.replaysafe.silver;
+
+import io.replaysafe.common.config.ConfigLoader;
+import io.replaysafe.common.config.PipelineConfig;
+import java.nio.file.Path;
+
+/** Contracts for tests that call one step directly, with every table under {@code dir}. */
+final class TestContracts {
+  private TestContracts() {}
+
+  static PipelineConfig pipeline(Path dir, String schema, String silverYaml) {
+    return ConfigLoader.parse(
+        "test",
+        "name: t\nsource:\n  path: "
+            + dir.resolve("landing")
+            + "\n  schema: \""
+            + schema
+            + "\"\nbronze:\n  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("checkpoints/bronze")
+            + "\nsilver:\n  path: "
+            + dir.resolve("silver")
+            + "\n  checkpoint: "
+            + dir.resolve("checkpoints/silver")
+            + "\n"
+            + silverYaml.indent(2));
+  }
+
+  static SilverContract contract(Path dir, String schema, String silverYaml) {
+    return new SilverContract(pipeline(dir, schema, silverYaml));
+  }
+}
