@@ -46,7 +46,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class BronzeIngest {
   private static final Logger LOG = LoggerFactory.getLogger(BronzeIngest.class);
-  static final String METRICS = "replaysafe_bronze";
+
+  /** Name of the metrics each bronze micro-batch reports (rows, rescued, corrupt, files). */
+  public static final String METRICS = "replaysafe_bronze";
 
   private final PipelineConfig config;
   private final SparkSession spark;
@@ -294,17 +296,7 @@ public final class BronzeIngest {
 
   /** The lines parsed into bronze rows (without ingestion time). */
   private Dataset<Row> parsed(Dataset<Row> lines) {
-    SourceConfig source = config.source();
-    StructType schema = source.schema();
-    StructType output = BronzeRowMapper.outputSchema(schema, source.rescuedDataColumn());
-    String zone = spark.conf().get("spark.sql.session.timeZone");
-    return lines
-        .as(InternalRowEncoder.of(lines.schema()))
-        .mapPartitions(
-            new BronzeRowMapper(
-                new RescuingJsonParser(schema, source.schemaEvolutionMode(), zone), schema.size()),
-            InternalRowEncoder.of(output))
-        .toDF();
+    return parseSelected(lines, config.source());
   }
 
   /** The streaming bronze rows: parse, rescue, stamp provenance, count. */
@@ -324,6 +316,29 @@ public final class BronzeIngest {
             count(col(source.rescuedDataColumn())).as("rescued"),
             count(col(Columns.CORRUPT_RECORD)).as("corrupt"),
             size(collect_set(col(Columns.SOURCE_FILE))).as("files"));
+  }
+
+  /**
+   * The text source's lines parsed into bronze rows. The streaming job and {@code replaysafe
+   * plan}'s dry run both go through here, so a plan's sample is parsed exactly as the next run will
+   * parse it.
+   */
+  static Dataset<Row> parse(Dataset<Row> text, SourceConfig source) {
+    return parseSelected(text.select(METADATA_COLUMNS), source);
+  }
+
+  /** Lines already narrowed to {@link #METADATA_COLUMNS}, parsed into bronze rows. */
+  private static Dataset<Row> parseSelected(Dataset<Row> lines, SourceConfig source) {
+    StructType schema = source.schema();
+    StructType output = BronzeRowMapper.outputSchema(schema, source.rescuedDataColumn());
+    String zone = lines.sparkSession().conf().get("spark.sql.session.timeZone");
+    return lines
+        .as(InternalRowEncoder.of(lines.schema()))
+        .mapPartitions(
+            new BronzeRowMapper(
+                new RescuingJsonParser(schema, source.schemaEvolutionMode(), zone), schema.size()),
+            InternalRowEncoder.of(output))
+        .toDF();
   }
 
   /**

@@ -35,8 +35,8 @@ final class BronzeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name());
     if (promoteRescued) {
-      SparkSession spark = SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name());
       // It rewrites bronze rows: no bronze run may append meanwhile.
       try (PipelineLease lease =
           PipelineLease.acquire(pipeline, spark, "bronze --promote-rescued")) {
@@ -45,10 +45,10 @@ final class BronzeCommand implements Callable<Integer> {
       }
       return ReplaysafeCli.EXIT_OK;
     }
-    BronzeResult result =
-        BronzeIngest.from(
-                pipeline, SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name()))
-            .execute();
+    BronzeResult result;
+    try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
+      result = BronzeIngest.from(pipeline, spark).execute();
+    }
     spec.commandLine().getOut().println(json ? result.toJson() : result.summary());
     return ReplaysafeCli.EXIT_OK;
   }

@@ -20,6 +20,8 @@ import picocli.CommandLine.Command;
     description =
         "Replay-safe ingestion: files to bronze, bronze to silver, under a written contract.",
     subcommands = {
+      InitCommand.class,
+      PlanCommand.class,
       BronzeCommand.class,
       SilverCommand.class,
       RunCommand.class,
@@ -40,6 +42,8 @@ public final class ReplaysafeCli implements Runnable {
   public static final int EXIT_FAILURE = ErrorKind.FAILURE.exitCode();
   public static final int EXIT_USAGE = ErrorKind.CONFIGURATION.exitCode();
 
+  static final String VERBOSE = "--verbose";
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   /** What "now" is for commands that judge age ({@code status --max-lag}). */
@@ -55,6 +59,24 @@ public final class ReplaysafeCli implements Runnable {
 
   Clock clock() {
     return clock;
+  }
+
+  @CommandLine.Option(
+      names = VERBOSE,
+      scope = CommandLine.ScopeType.INHERIT,
+      description =
+          "Print Spark's, Hadoop's and Delta's warnings on stderr. Without it they go to"
+              + " replaysafe-logs/replaysafe.log under the working directory.")
+  boolean verbose;
+
+  /** True when {@code --verbose} was given at any level of the command line. */
+  static boolean verbose(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.hasMatchedOption(VERBOSE)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   @Override

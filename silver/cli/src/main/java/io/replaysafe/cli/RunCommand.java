@@ -10,6 +10,7 @@ import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -39,8 +40,9 @@ final class RunCommand implements Callable<Integer> {
     PipelineConfig pipeline = config.load();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    PipelineRun run =
-        PipelineRun.of(pipeline, SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name()));
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
+    PipelineRun run = PipelineRun.of(pipeline, spark);
+    BatchProgress progress = BatchProgress.attach(spark, err);
     try {
       PipelineRun.Outcome outcome = run.execute();
       BronzeResult bronze = outcome.bronze();
@@ -78,6 +80,7 @@ final class RunCommand implements Callable<Integer> {
       // The CLI's handler prints the whole message on stderr and maps the exit code.
       throw e;
     } finally {
+      progress.close();
       out.flush();
       err.flush();
     }

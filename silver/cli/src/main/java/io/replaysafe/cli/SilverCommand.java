@@ -6,6 +6,7 @@ import io.replaysafe.silver.SilverJob;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -26,9 +27,11 @@ final class SilverCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
-    SilverResult result =
-        SilverJob.from(pipeline, SparkSessions.getOrCreate("replaysafe-silver-" + pipeline.name()))
-            .execute();
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-silver-" + pipeline.name());
+    SilverResult result;
+    try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
+      result = SilverJob.from(pipeline, spark).execute();
+    }
     print(spec.commandLine().getOut(), result, json);
     return ReplaysafeCli.EXIT_OK;
   }

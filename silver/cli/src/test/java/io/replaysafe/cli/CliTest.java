@@ -153,8 +153,14 @@ class CliTest extends SparkTestBase {
                 + dir.resolve("silver")
                 + ": onConflict is fail and the same key and sequence carry different payloads.")
         .hasLineCount(1);
+    // One progress line per micro-batch on stderr, then the rejection.
+    assertThat(run.err().lines().findFirst())
+        .hasValueSatisfying(
+            line ->
+                assertThat(line)
+                    .matches("bronze orders: batch 0: 1 file\\(s\\), 2 row\\(s\\), \\d+\\.\\d s"));
     assertThat(run.err())
-        .startsWith("replaysafe: Cannot merge batch 0 into silver ")
+        .contains("\nreplaysafe: Cannot merge batch 0 into silver ")
         .contains("key 5 sequence 2 has 2 different payloads in batch 0 (hashes ");
 
     CliRunner.Outcome text = run("run", "--config", file.toString());
@@ -269,7 +275,8 @@ class CliTest extends SparkTestBase {
     CliRunner.Outcome rejected = run("run", "--config", file.toString());
     assertThat(rejected.exitCode()).isEqualTo(1);
     assertThat(rejected.err())
-        .startsWith("replaysafe: Cannot merge batch 0 into silver " + dir.resolve("silver"))
+        .startsWith("bronze runs: batch 0: 1 file(s), 2 row(s), ")
+        .contains("\nreplaysafe: Cannot merge batch 0 into silver " + dir.resolve("silver"))
         .contains("key 1 sequence 1 has 2 different payloads in batch 0");
 
     CliRunner.Outcome runs = run("export", "--config", file.toString(), "--layer", "runs");

@@ -1,0 +1,169 @@
+package io.replaysafe.cli;
+
+import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.config.StorageConfig;
+import io.replaysafe.common.config.StoragePaths;
+import io.replaysafe.common.spark.SparkSessions;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/** Drafts a pipeline file from sample files; reads the source and writes only the file. */
+@Command(
+    name = "init",
+    description =
+        "Draft a commented pipeline file from sample files under --source: the schema from Spark's"
+            + " JSON schema inference, and candidate keys and sequence columns with their evidence"
+            + " (left for you to choose: the file does not run until you do). Writes nothing to"
+            + " the lake.")
+final class InitCommand implements Callable<Integer> {
+  @Option(
+      names = "--source",
+      required = true,
+      paramLabel = "PATH",
+      description = "Where the JSON-lines files land: a local directory or s3a://bucket/prefix.")
+  String source;
+
+  @Option(
+      names = "--name",
+      paramLabel = "NAME",
+      description = "The pipeline's name (default: the source directory's name).")
+  String name;
+
+  @Option(
+      names = "--sample",
+      paramLabel = "N",
+      description =
+          "Sample at most N files, the newest, and no more than 64 MiB beyond the first"
+              + " (default: ${DEFAULT-VALUE}).")
+  int sampleFiles = PipelineDraft.SAMPLE_FILES_DEFAULT;
+
+  @Option(
+      names = "--out",
+      paramLabel = "FILE",
+      description = "Where to write the pipeline file (default: NAME.yaml); never overwritten.")
+  Path out;
+
+  @Option(
+      names = "--lake",
+      paramLabel = "PATH",
+      description =
+          "Root for the bronze and silver tables and checkpoints in the draft (default: a 'lake'"
+              + " directory next to the source).")
+  String lake;
+
+  @Option(
+      names = "--endpoint",
+      paramLabel = "URL",
+      description = "S3 endpoint for an s3a:// source other than AWS (path-style access).")
+  String endpoint;
+
+  @Option(
+      names = "--region",
+      paramLabel = "REGION",
+      description = "S3 region for an s3a:// source (default: us-east-1).")
+  String region;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    if (sampleFiles < 1) {
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), "--sample must be at least 1, got " + sampleFiles);
+    }
+    String path = StoragePaths.normalize("--source", source);
+    String pipelineName = name != null ? name : defaultName(path);
+    if (!pipelineName.matches("[A-Za-z0-9_-]+")) {
+      throw new ConfigException(
+          "--name '" + pipelineName + "' must be letters, digits, '_' or '-'; it names the jobs");
+    }
+    Path file = out != null ? out : Path.of(pipelineName + ".yaml");
+    if (Files.exists(file)) {
+      throw new ConfigException(
+          "Cannot write the draft to "
+              + file
+              + ": the file exists and init never overwrites a pipeline file. Pass another --out"
+              + " or move that file away.");
+    }
+    Optional<StorageConfig> storage =
+        endpoint != null || region != null || StoragePaths.isS3(path)
+            ? Optional.of(StorageConfig.of(endpoint, region, endpoint != null))
+            : Optional.empty();
+    PipelineDraft.Draft draft =
+        PipelineDraft.of(
+            SparkSessions.getOrCreate("replaysafe-init-" + pipelineName),
+            path,
+            pipelineName,
+            storage,
+            lake != null ? StoragePaths.normalize("--lake", lake) : defaultLake(path),
+            sampleFiles,
+            PipelineDraft.SAMPLE_BYTES_DEFAULT);
+    try {
+      Files.writeString(
+          file, draft.toYaml(), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
+    } catch (FileAlreadyExistsException e) {
+      throw new ConfigException("Cannot write the draft to " + file + ": the file exists", e);
+    } catch (IOException e) {
+      throw new ConfigException("Cannot write the draft to " + file + ": " + e.getMessage(), e);
+    }
+    PrintWriter w = spec.commandLine().getOut();
+    w.println(
+        "init "
+            + pipelineName
+            + ": wrote "
+            + file
+            + " from "
+            + draft.sampledFiles().size()
+            + " sample file(s), "
+            + draft.rows()
+            + " row(s), "
+            + draft.schema().size()
+            + " column(s); key candidates: "
+            + names(draft.keys())
+            + "; sequence candidates: "
+            + names(draft.sequences()));
+    w.println(
+        "Next: choose silver.keys and silver.sequenceBy in "
+            + file
+            + ", then: replaysafe plan --config "
+            + file);
+    w.flush();
+    return ReplaysafeCli.EXIT_OK;
+  }
+
+  private static String names(java.util.List<PipelineDraft.Candidate> candidates) {
+    return candidates.isEmpty()
+        ? "none"
+        : String.join(", ", candidates.stream().map(c -> String.join("+", c.columns())).toList());
+  }
+
+  static String defaultName(String path) {
+    String trimmed = path.replaceAll("/+$", "");
+    String last = trimmed.substring(trimmed.lastIndexOf('/') + 1);
+    String cleaned = last.replaceAll("[^A-Za-z0-9_-]", "_");
+    return cleaned.isEmpty() ? "pipeline" : cleaned;
+  }
+
+  static String defaultLake(String path) {
+    String trimmed = path.replaceAll("/+$", "");
+    int slash = trimmed.lastIndexOf('/');
+    String parent = trimmed.substring(0, slash);
+    if (parent.isEmpty() || parent.endsWith(":/") || parent.equals("s3a:/")) {
+      return trimmed + "_lake";
+    }
+    if (StoragePaths.isS3(trimmed) && parent.equals("s3a:/")) {
+      return trimmed + "_lake";
+    }
+    return parent + "/lake";
+  }
+}
