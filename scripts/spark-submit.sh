@@ -20,7 +20,8 @@
 #     in the jar;
 #   - with REPLAYSAFE_FORWARD_AWS_ENV=1, the AWS_* variables of this shell (credentials, region,
 #     profile) as executor and YARN application-master environment, for clusters without instance
-#     roles. Spark redacts secrets and tokens in its UI, but prefer roles where there are any.
+#     roles, through a mode-600 properties file that is deleted when spark-submit returns: never
+#     on a command line. Spark redacts secrets and tokens in its UI, but prefer roles.
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -86,13 +87,44 @@ if [ ${#packages[@]} -gt 0 ]; then
 fi
 
 if [ "${REPLAYSAFE_FORWARD_AWS_ENV:-0}" = 1 ]; then
-  while IFS='=' read -r name _; do
-    submit_opts+=(--conf "spark.executorEnv.$name=${!name}" --conf "spark.yarn.appMasterEnv.$name=${!name}")
-  done < <(env | grep -E '^AWS_[A-Z_]+=' || true)
+  # Credentials never go on a command line (ps, /proc, pod specs, shell history): they go into a
+  # properties file only this user can read, removed when spark-submit returns. --properties-file
+  # replaces spark-defaults.conf, so the file starts with that (or with the caller's own
+  # --properties-file) and adds the AWS_* variables of this shell as executor and YARN
+  # application-master environment.
+  props_dir="$(mktemp -d "${TMPDIR:-/tmp}/replaysafe-submit.XXXXXXXX")"
+  chmod 700 "$props_dir"
+  trap 'rm -rf "$props_dir"' EXIT
+  props="$props_dir/spark.properties"
+  (umask 077 && : > "$props")
+  base="${SPARK_CONF_DIR:-$SPARK_HOME/conf}/spark-defaults.conf"
+  kept=()
+  i=0
+  while [ $i -lt ${#submit_opts[@]} ]; do
+    case "${submit_opts[$i]}" in
+      --properties-file) base="${submit_opts[$((i + 1))]:-}"; i=$((i + 2)); continue ;;
+      --properties-file=*) base="${submit_opts[$i]#--properties-file=}"; i=$((i + 1)); continue ;;
+    esac
+    kept+=("${submit_opts[$i]}")
+    i=$((i + 1))
+  done
+  submit_opts=(${kept[@]+"${kept[@]}"})
+  if [ -f "$base" ]; then
+    cat "$base" >> "$props"
+    echo >> "$props"
+  fi
+  while IFS= read -r name; do
+    value="${!name}"
+    value="${value//\\/\\\\}" # a properties file reads a backslash as an escape
+    printf 'spark.executorEnv.%s=%s\nspark.yarn.appMasterEnv.%s=%s\n' "$name" "$value" "$name" "$value" >> "$props"
+  done < <(compgen -e | grep -E '^AWS_[A-Z0-9_]+$' || true)
+  submit_opts+=(--properties-file "$props")
 fi
 
-exec "$SPARK_HOME/bin/spark-submit" \
+status=0
+"$SPARK_HOME/bin/spark-submit" \
   --name "replaysafe-$job" \
-  "${submit_opts[@]}" \
+  ${submit_opts[@]+"${submit_opts[@]}"} \
   --class "$main_class" \
-  "$JAR" "$@"
+  "$JAR" "$@" || status=$?
+exit "$status"

@@ -3,8 +3,10 @@ package io.replaysafe.cli;
 import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -19,15 +21,20 @@ final class BronzeCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the summary as one JSON object.")
   boolean json;
 
+  @Mixin TimeoutOption timeout;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name());
     BronzeResult result =
-        BronzeIngest.from(
-                pipeline, SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name()))
-            .execute();
+        PipelineLease.holding(
+            pipeline,
+            spark,
+            "bronze",
+            () -> timeout.bound(spark, () -> BronzeIngest.from(pipeline, spark).execute()));
     spec.commandLine().getOut().println(json ? result.toJson() : result.summary());
     return ReplaysafeCli.EXIT_OK;
   }

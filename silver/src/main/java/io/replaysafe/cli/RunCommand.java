@@ -3,6 +3,7 @@ package io.replaysafe.cli;
 import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.jobs.JobReport;
 import io.replaysafe.silver.SilverJob;
@@ -34,6 +35,8 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object with both summaries.")
   boolean json;
 
+  @Mixin TimeoutOption timeout;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -44,12 +47,16 @@ final class RunCommand implements Callable<Integer> {
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
-    String layer = "bronze";
+    String layer = "lease";
     BronzeResult bronze = null;
+    PipelineLease lease = null;
     try {
-      bronze = BronzeIngest.from(pipeline, spark).execute();
+      lease = PipelineLease.acquire(pipeline, spark, "run");
+      layer = "bronze";
+      bronze = timeout.bound(spark, () -> BronzeIngest.from(pipeline, spark).execute());
       layer = "silver";
-      SilverResult silver = SilverJob.from(pipeline, spark).execute();
+      SilverResult silver = timeout.bound(spark, () -> SilverJob.from(pipeline, spark).execute());
+      lease.checkHeld();
       out.println(
           json
               ? JobReport.toJson(report(pipeline, JobReport.OK, bronze, silver))
@@ -75,6 +82,9 @@ final class RunCommand implements Callable<Integer> {
       // The CLI's handler prints the whole message on stderr and maps the exit code.
       throw e;
     } finally {
+      if (lease != null) {
+        lease.close();
+      }
       out.flush();
       err.flush();
     }

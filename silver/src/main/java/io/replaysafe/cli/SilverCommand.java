@@ -1,11 +1,13 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SilverJob;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -21,14 +23,20 @@ final class SilverCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the summary as one JSON object.")
   boolean json;
 
+  @Mixin TimeoutOption timeout;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
+    SparkSession spark = SparkSessions.getOrCreate("replaysafe-silver-" + pipeline.name());
     SilverResult result =
-        SilverJob.from(pipeline, SparkSessions.getOrCreate("replaysafe-silver-" + pipeline.name()))
-            .execute();
+        PipelineLease.holding(
+            pipeline,
+            spark,
+            "silver",
+            () -> timeout.bound(spark, () -> SilverJob.from(pipeline, spark).execute()));
     print(spec.commandLine().getOut(), result, json);
     return ReplaysafeCli.EXIT_OK;
   }
