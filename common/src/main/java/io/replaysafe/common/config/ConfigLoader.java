@@ -68,6 +68,9 @@ public final class ConfigLoader {
       if (cause != null) {
         throw new ConfigException("Pipeline file " + origin + ": " + cause.getMessage(), cause);
       }
+      if (yamlSyntaxError(e) != null) {
+        throw invalidYaml(origin, yamlSyntaxError(e));
+      }
       // Jackson's own message quotes the offending value, which may be a secret pasted into the
       // wrong key: name the key and the expected shape instead, and keep the cause out.
       throw new ConfigException(
@@ -79,14 +82,7 @@ public final class ConfigLoader {
               + expected(e)
               + " (value not shown)");
     } catch (JsonProcessingException e) {
-      throw new ConfigException(
-          "Pipeline file "
-              + origin
-              + " is not valid YAML"
-              + location(e)
-              + ": "
-              + yamlProblem(e)
-              + " (text not shown)");
+      throw invalidYaml(origin, e);
     }
   }
 
@@ -107,6 +103,29 @@ public final class ConfigLoader {
       return ": expected " + name;
     }
     return "";
+  }
+
+  /**
+   * A syntax error met while mapping: Jackson reports it as a mapping error on the enclosing key.
+   */
+  private static JsonProcessingException yamlSyntaxError(JsonMappingException e) {
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof com.fasterxml.jackson.core.JsonParseException parse) {
+        return parse;
+      }
+    }
+    return null;
+  }
+
+  private static ConfigException invalidYaml(String origin, JsonProcessingException e) {
+    return new ConfigException(
+        "Pipeline file "
+            + origin
+            + " is not valid YAML"
+            + location(e)
+            + ": "
+            + yamlProblem(e)
+            + " (text not shown)");
   }
 
   private static String location(JsonProcessingException e) {
