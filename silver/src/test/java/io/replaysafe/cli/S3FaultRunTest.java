@@ -43,6 +43,9 @@ class S3FaultRunTest extends SparkTestBase {
           lines.append(
               "{\"id\":" + id + ",\"v\":" + f + ",\"status\":\"s" + f + "\",\"x\":" + i + "}\n");
         }
+        if (f == 1) {
+          lines.append("{\"id\":15,\"v\":1,\"status\":\"conflict\"}\n"); // to quarantine
+        }
         landing.put("f" + f + ".json", lines.toString().getBytes(StandardCharsets.UTF_8));
       }
       String faulty = pipeline("faulty", proxy.endpoint());
@@ -54,6 +57,8 @@ class S3FaultRunTest extends SparkTestBase {
           .as(proxy.summary())
           .isGreaterThanOrEqualTo(0.10);
 
+      System.err.println(
+          "S3FaultRunTest: first run exit " + first.exitCode() + "; " + proxy.summary());
       proxy.faulty(false);
       CliRunner.Outcome rerun = CliRunner.run("run", "--config", faulty);
       assertThat(rerun.exitCode()).as(rerun.err()).isEqualTo(0);
