@@ -178,7 +178,9 @@ public final class SecretsCanaryScript {
       // Every object in the store, tables, checkpoints and logs included, as files.
       for (String bucket : List.of("landing", "lake")) {
         for (var object : s3.listObjectsV2Paginator(b -> b.bucket(bucket)).contents()) {
-          Path target = work.resolve("store").resolve(bucket).resolve(object.key());
+          // Flat names: S3A's directory markers ("a/b/") would collide with files on disk.
+          Path target =
+              work.resolve("store").resolve(bucket + "__" + object.key().replace("/", "__"));
           Files.createDirectories(target.getParent());
           Files.write(
               target, s3.getObjectAsBytes(b -> b.bucket(bucket).key(object.key())).asByteArray());

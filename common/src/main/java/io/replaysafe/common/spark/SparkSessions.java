@@ -161,7 +161,7 @@ public final class SparkSessions {
    */
   static final Map<String, String> S3A_BOUNDS =
       Map.of(
-          "fs.s3a.connection.establish.timeout", "10s",
+          "fs.s3a.connection.establish.timeout", "15s",
           "fs.s3a.connection.timeout", "60s",
           "fs.s3a.connection.request.timeout", "120s",
           "fs.s3a.attempts.maximum", "3",
