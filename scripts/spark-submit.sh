@@ -129,8 +129,10 @@ if [ "${REPLAYSAFE_FORWARD_AWS_ENV:-0}" = 1 ]; then
   exit "$status"
 fi
 
-exec "$SPARK_HOME/bin/spark-submit" \
+status=0
+"$SPARK_HOME/bin/spark-submit" \
   --name "replaysafe-$job" \
   "${submit_opts[@]+"${submit_opts[@]}"}" \
   --class "$main_class" \
-  "$JAR" "$@"
+  "$JAR" "$@" || status=$?
+exit "$status"

@@ -69,14 +69,81 @@ public final class ConfigLoader {
       if (cause != null) {
         throw ConfigErrors.inPipelineFile(origin, cause.getMessage(), cause);
       }
-      throw ConfigErrors.inPipelineFile(
-          origin, "'" + pathOf(e) + "' has the wrong shape: " + e.getOriginalMessage(), e);
+      if (yamlSyntaxError(e) != null) {
+        throw invalidYaml(origin, yamlSyntaxError(e));
+      }
+      // Jackson's own message quotes the offending value, which may be a secret pasted into the
+      // wrong key: name the key and the expected shape instead, and keep the cause out.
+      throw new ConfigException(
+          "Pipeline file "
+              + origin
+              + ": '"
+              + pathOf(e)
+              + "' has the wrong shape"
+              + expected(e)
+              + " (value not shown)");
     } catch (JsonProcessingException e) {
-      throw ConfigErrors.rule(
-          "Pipeline file " + origin + " is not valid YAML: " + e.getOriginalMessage(),
-          "fix the syntax where the parser points",
-          e);
+      throw invalidYaml(origin, e);
     }
+  }
+
+  private static String expected(JsonMappingException e) {
+    if (e instanceof com.fasterxml.jackson.databind.exc.MismatchedInputException m
+        && m.getTargetType() != null) {
+      Class<?> type = m.getTargetType();
+      String name =
+          type == Boolean.class || type == boolean.class
+              ? "true or false"
+              : Number.class.isAssignableFrom(type) || type.isPrimitive()
+                  ? "a number"
+                  : java.util.Collection.class.isAssignableFrom(type)
+                      ? "a list"
+                      : java.util.Map.class.isAssignableFrom(type)
+                          ? "a mapping"
+                          : type == String.class ? "a string" : "a " + type.getSimpleName();
+      return ": expected " + name;
+    }
+    return "";
+  }
+
+  /**
+   * A syntax error met while mapping: Jackson reports it as a mapping error on the enclosing key.
+   */
+  private static JsonProcessingException yamlSyntaxError(JsonMappingException e) {
+    for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+      if (t instanceof com.fasterxml.jackson.core.JsonParseException parse) {
+        return parse;
+      }
+    }
+    return null;
+  }
+
+  private static ConfigException invalidYaml(String origin, JsonProcessingException e) {
+    return new ConfigException(
+        "Pipeline file "
+            + origin
+            + " is not valid YAML"
+            + location(e)
+            + ": "
+            + yamlProblem(e)
+            + " (text not shown)");
+  }
+
+  private static String location(JsonProcessingException e) {
+    return e.getLocation() == null
+        ? ""
+        : " at line " + e.getLocation().getLineNr() + ", column " + e.getLocation().getColumnNr();
+  }
+
+  /** SnakeYAML's problem alone ("mapping values are not allowed here"), without the quoted text. */
+  private static String yamlProblem(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof org.yaml.snakeyaml.error.MarkedYAMLException marked
+          && marked.getProblem() != null) {
+        return marked.getProblem();
+      }
+    }
+    return "check indentation, colons and quotes";
   }
 
   private static ConfigException findConfigException(Throwable e) {

@@ -2,6 +2,7 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.replaysafe.common.ConfigException;
 import java.net.URI;
 
 /**
@@ -29,16 +30,24 @@ public record StorageConfig(String endpoint, String region, boolean pathStyleAcc
 
   public StorageConfig {
     if (endpoint != null) {
+      // The value is never echoed: a URL can carry credentials (user:secret@host), and a secret
+      // pasted into the wrong key must not reach a log. The key and the rule say enough.
       URI uri;
       try {
         uri = URI.create(endpoint);
       } catch (IllegalArgumentException e) {
-        throw ConfigErrors.badValue(
-            "storage.endpoint", endpoint, "is not a URL", "write it as http://host:port", e);
+        throw new ConfigException(
+            "storage.endpoint is not a URL (value not shown); write it as http://host:port");
       }
       if (uri.getScheme() == null || uri.getHost() == null) {
-        throw ConfigErrors.badValue(
-            "storage.endpoint", endpoint, "has no scheme or host", "write it as http://host:port");
+        throw new ConfigException(
+            "storage.endpoint has no scheme or host (value not shown); write it as"
+                + " http://host:port");
+      }
+      if (uri.getRawUserInfo() != null) {
+        throw new ConfigException(
+            "storage.endpoint holds credentials (user:secret@); remove them and give"
+                + " credentials through the AWS default chain (environment, profile, role)");
       }
     }
   }

@@ -104,6 +104,23 @@ public final class PipelineLease implements AutoCloseable {
     return acquire(pipeline, spark.sparkContext().hadoopConfiguration(), command);
   }
 
+  /**
+   * Runs {@code body} holding the pipeline's lease: the one call every writing command makes. Fails
+   * before {@code body} starts when another writer holds it, and after {@code body} when the lease
+   * was lost meanwhile (this process stalled past its time to live).
+   */
+  public static <T> T holding(
+      PipelineConfig pipeline,
+      SparkSession spark,
+      String command,
+      java.util.function.Supplier<T> body) {
+    try (PipelineLease lease = acquire(pipeline, spark, command)) {
+      T result = body.get();
+      lease.checkHeld();
+      return result;
+    }
+  }
+
   public static PipelineLease acquire(
       PipelineConfig pipeline, Configuration hadoop, String command) {
     long ttl = Long.getLong(TTL_PROPERTY, TTL_DEFAULT_SECONDS);
@@ -231,7 +248,9 @@ public final class PipelineLease implements AutoCloseable {
    */
   private Optional<LeaseClaim> read(FileStatus status) {
     for (int attempt = 0; attempt < 3; attempt++) {
-      try (InputStream in = open(status)) {
+      // The listing's status saves a request, but names the version listed: a claim rewritten
+      // since (claiming -> held, a heartbeat) then fails S3A's version check. Retries re-open.
+      try (InputStream in = attempt == 0 ? open(status) : fs.open(status.getPath())) {
         return Optional.of(JSON.readValue(in.readAllBytes(), LeaseClaim.class));
       } catch (FileNotFoundException e) {
         return Optional.empty();

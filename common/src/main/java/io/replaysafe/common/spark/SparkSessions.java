@@ -133,6 +133,7 @@ public final class SparkSessions {
           CREDENTIALS_PROVIDER,
           "software.amazon.awssdk.auth.credentials.DefaultCredentialsProvider");
     }
+    boundS3aWaits(conf);
     storage.ifPresent(
         s -> {
           if (s.endpoint() != null) {
@@ -150,6 +151,39 @@ public final class SparkSessions {
           // A fresh bucket probe and change detection add round trips emulators do not need.
           conf.setInt("fs.s3a.bucket.probe", 0);
         });
+  }
+
+  /**
+   * S3A waits that replaysafe bounds unless the deployment set them: Hadoop's defaults let one read
+   * wait 200 s for a silent socket and multiply the SDK's retries by S3A's own, so a hung endpoint
+   * stalls a run for many minutes per request. With these, a dead endpoint fails a request in about
+   * a minute and a run fails with exit code 4 (retryable); {@code --timeout} bounds the run.
+   */
+  static final Map<String, String> S3A_BOUNDS =
+      Map.of(
+          "fs.s3a.connection.establish.timeout", "15s",
+          "fs.s3a.connection.timeout", "60s",
+          "fs.s3a.connection.request.timeout", "120s",
+          "fs.s3a.attempts.maximum", "3",
+          "fs.s3a.retry.limit", "5");
+
+  static void boundS3aWaits(Configuration conf) {
+    S3A_BOUNDS.forEach(
+        (key, value) -> {
+          if (!chosenByDeployment(conf, key)) {
+            conf.set(key, value, "replaysafe");
+          }
+        });
+  }
+
+  private static boolean chosenByDeployment(Configuration conf, String key) {
+    if (conf.get(key) == null) {
+      return false;
+    }
+    String[] sources = conf.getPropertySources(key);
+    return sources != null
+        && !Arrays.stream(sources)
+            .allMatch(source -> source.equals("core-default.xml") || source.equals("replaysafe"));
   }
 
   /**

@@ -30,6 +30,8 @@ final class BronzeCommand implements Callable<Integer> {
               + " from the rescued JSON. One new table version; running it again changes nothing.")
   boolean promoteRescued;
 
+  @Mixin TimeoutOption timeout;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -47,7 +49,12 @@ final class BronzeCommand implements Callable<Integer> {
     }
     BronzeResult result;
     try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
-      result = BronzeIngest.from(pipeline, spark).execute();
+      result =
+          PipelineLease.holding(
+              pipeline,
+              spark,
+              "bronze",
+              () -> timeout.bound(spark, () -> BronzeIngest.from(pipeline, spark).execute()));
     }
     spec.commandLine().getOut().println(json ? result.toJson() : result.summary());
     return ReplaysafeCli.EXIT_OK;

@@ -2,6 +2,7 @@ package io.replaysafe.cli;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SilverErrors;
 import io.replaysafe.silver.ops.Check;
@@ -18,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.function.Supplier;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,7 +60,10 @@ final class OpsCommands {
     public Integer call() {
       PipelineConfig pipeline = config.load();
       KeySelection selection = KeySelection.of(keys, keysFile);
-      Repair.Outcome outcome = new Repair(pipeline, spark(pipeline, "repair")).execute(selection);
+      SparkSession spark = spark(pipeline, "repair");
+      Repair.Outcome outcome =
+          PipelineLease.holding(
+              pipeline, spark, "repair", () -> new Repair(pipeline, spark).execute(selection));
       PrintWriter out = spec.commandLine().getOut();
       out.println("before:");
       outcome.before().forEach(r -> out.println("  " + r));
@@ -96,9 +101,15 @@ final class OpsCommands {
     @Override
     public Integer call() {
       PipelineConfig pipeline = config.load();
+      SparkSession spark = spark(pipeline, "reconcile");
+      Supplier<Reconcile.Outcome> reconcile =
+          () ->
+              new Reconcile(pipeline, spark)
+                  .execute(KeySelection.of(null, sourceKeys), sourceKeys.toString(), apply);
       Reconcile.Outcome o =
-          new Reconcile(pipeline, spark(pipeline, "reconcile"))
-              .execute(KeySelection.of(null, sourceKeys), sourceKeys.toString(), apply);
+          apply
+              ? PipelineLease.holding(pipeline, spark, "reconcile --apply", reconcile)
+              : reconcile.get();
       PrintWriter out = spec.commandLine().getOut();
       out.println(
           "reconcile "
@@ -151,7 +162,10 @@ final class OpsCommands {
         }
         given.put(c.substring(0, eq), c.substring(eq + 1));
       }
-      Check.Outcome o = new Check(pipeline, spark(pipeline, "check")).execute(given, add);
+      SparkSession spark = spark(pipeline, "check");
+      Supplier<Check.Outcome> check = () -> new Check(pipeline, spark).execute(given, add);
+      Check.Outcome o =
+          add ? PipelineLease.holding(pipeline, spark, "check --add", check) : check.get();
       PrintWriter out = spec.commandLine().getOut();
       out.println(
           "check "
@@ -342,8 +356,13 @@ final class OpsCommands {
     @Override
     public Integer call() {
       PipelineConfig pipeline = config.load();
+      SparkSession spark = spark(pipeline, "quarantine");
       long changed =
-          new QuarantineOps(pipeline, spark(pipeline, "quarantine")).release(idList(), by, reason);
+          PipelineLease.holding(
+              pipeline,
+              spark,
+              "quarantine release",
+              () -> new QuarantineOps(pipeline, spark).release(idList(), by, reason));
       spec.commandLine()
           .getOut()
           .println(
@@ -360,8 +379,13 @@ final class OpsCommands {
     @Override
     public Integer call() {
       PipelineConfig pipeline = config.load();
+      SparkSession spark = spark(pipeline, "quarantine");
       long n =
-          new QuarantineOps(pipeline, spark(pipeline, "quarantine")).discard(idList(), by, reason);
+          PipelineLease.holding(
+              pipeline,
+              spark,
+              "quarantine discard",
+              () -> new QuarantineOps(pipeline, spark).discard(idList(), by, reason));
       spec.commandLine().getOut().println("discarded " + n + " row(s)");
       spec.commandLine().getOut().flush();
       return ReplaysafeCli.EXIT_OK;

@@ -2,6 +2,7 @@ package io.replaysafe.cli;
 
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.jobs.JobReport;
 import io.replaysafe.jobs.PipelineRun;
@@ -33,6 +34,8 @@ final class RunCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON object with both summaries.")
   boolean json;
 
+  @Mixin TimeoutOption timeout;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -43,8 +46,19 @@ final class RunCommand implements Callable<Integer> {
     SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
     PipelineRun run = PipelineRun.of(pipeline, spark);
     BatchProgress progress = BatchProgress.attach(spark, err);
+    PipelineLease lease = null;
     try {
-      PipelineRun.Outcome outcome = run.execute();
+      PipelineRun.Outcome outcome;
+      try {
+        lease = PipelineLease.acquire(pipeline, spark, "run");
+        outcome = timeout.bound(spark, run::execute);
+        if (outcome.succeeded()) {
+          // A lease lost mid-run (expired, taken over) means another writer may have written too.
+          lease.checkHeld();
+        }
+      } catch (RuntimeException e) {
+        outcome = new PipelineRun.Outcome(null, null, null, e);
+      }
       BronzeResult bronze = outcome.bronze();
       if (outcome.succeeded()) {
         SilverResult silver = outcome.silver();
@@ -61,7 +75,10 @@ final class RunCommand implements Callable<Integer> {
         return ReplaysafeCli.EXIT_OK;
       }
       RuntimeException e = outcome.error();
-      String layer = outcome.failedLayer().label();
+      String layer =
+          outcome.failedLayer() != null
+              ? outcome.failedLayer().label()
+              : lease == null ? "lease" : "run";
       if (json) {
         Map<String, Object> report = report(pipeline, JobReport.FAILED, bronze, null);
         report.put("failedLayer", layer);
@@ -81,6 +98,9 @@ final class RunCommand implements Callable<Integer> {
       throw e;
     } finally {
       progress.close();
+      if (lease != null) {
+        lease.close();
+      }
       out.flush();
       err.flush();
     }

@@ -6,9 +6,13 @@ import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
@@ -38,8 +42,7 @@ final class S3ServerCommand implements Callable<Integer> {
       description =
           "Where generated credentials are written (mode 600) as shell exports, when"
               + " AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set."
-              + " Default: ${DEFAULT-VALUE}.",
-      defaultValue = "${java.io.tmpdir}/replaysafe-s3-server.env")
+              + " Default: a new file with a unique name in the temporary directory.")
   Path credentialsFile;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
@@ -56,7 +59,7 @@ final class S3ServerCommand implements Callable<Integer> {
       where = "the AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY of this shell";
     } else {
       credentials = S3Credentials.random(new SecureRandom());
-      writeCredentials(credentials);
+      credentialsFile = writeCredentials(credentials, credentialsFile);
       where = "generated; load them with: . " + credentialsFile;
     }
     List<String> names =
@@ -87,17 +90,36 @@ final class S3ServerCommand implements Callable<Integer> {
     return ReplaysafeCli.EXIT_OK;
   }
 
-  private void writeCredentials(S3Credentials credentials) throws IOException {
-    Files.deleteIfExists(credentialsFile);
-    Files.createFile(
-        credentialsFile,
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-    Files.writeString(
-        credentialsFile,
-        "export AWS_ACCESS_KEY_ID="
-            + credentials.accessKeyId()
-            + "\nexport AWS_SECRET_ACCESS_KEY="
-            + credentials.secretAccessKey()
-            + "\nexport AWS_REGION=us-east-1\n");
+  /**
+   * Writes the exports to a fresh mode-600 file beside the target and renames it into place, so the
+   * secret is never readable by others, not even for a moment, and a reader never sees half a file.
+   * The default name is unique: a fixed name in a shared temporary directory could be pre-created
+   * or linked by another user.
+   */
+  static Path writeCredentials(S3Credentials credentials, Path target) throws IOException {
+    FileAttribute<Set<PosixFilePermission>> ownerOnly =
+        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------"));
+    Path directory =
+        target == null
+            ? Path.of(System.getProperty("java.io.tmpdir"))
+            : target.toAbsolutePath().getParent();
+    Path temporary = Files.createTempFile(directory, ".replaysafe-s3-server-", ".tmp", ownerOnly);
+    try {
+      Files.writeString(
+          temporary,
+          "export AWS_ACCESS_KEY_ID="
+              + credentials.accessKeyId()
+              + "\nexport AWS_SECRET_ACCESS_KEY="
+              + credentials.secretAccessKey()
+              + "\nexport AWS_REGION=us-east-1\n");
+      if (target == null) {
+        target = Files.createTempFile(directory, "replaysafe-s3-server-", ".env", ownerOnly);
+      }
+      Files.move(
+          temporary, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+      return target;
+    } finally {
+      Files.deleteIfExists(temporary);
+    }
   }
 }

@@ -1,6 +1,7 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SilverJob;
 import io.replaysafe.silver.SilverResult;
@@ -22,6 +23,8 @@ final class SilverCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the summary as one JSON object.")
   boolean json;
 
+  @Mixin TimeoutOption timeout;
+
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -30,7 +33,12 @@ final class SilverCommand implements Callable<Integer> {
     SparkSession spark = SparkSessions.getOrCreate("replaysafe-silver-" + pipeline.name());
     SilverResult result;
     try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
-      result = SilverJob.from(pipeline, spark).execute();
+      result =
+          PipelineLease.holding(
+              pipeline,
+              spark,
+              "silver",
+              () -> timeout.bound(spark, () -> SilverJob.from(pipeline, spark).execute()));
     }
     print(spec.commandLine().getOut(), result, json);
     return ReplaysafeCli.EXIT_OK;

@@ -4,6 +4,7 @@ import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintStream;
@@ -22,14 +23,21 @@ public enum ClusterJob {
   BRONZE("bronze") {
     @Override
     Outcome execute(PipelineConfig config, SparkSession spark) {
-      BronzeResult result = BronzeIngest.from(config, spark).execute();
+      BronzeResult result =
+          PipelineLease.holding(
+              config, spark, "bronze", () -> BronzeIngest.from(config, spark).execute());
       return new Outcome(result.summary(), result.toMap(), List.of());
     }
   },
   SILVER("silver") {
     @Override
     Outcome execute(PipelineConfig config, SparkSession spark) {
-      SilverResult result = io.replaysafe.silver.SilverJob.from(config, spark).execute();
+      SilverResult result =
+          PipelineLease.holding(
+              config,
+              spark,
+              "silver",
+              () -> io.replaysafe.silver.SilverJob.from(config, spark).execute());
       return new Outcome(result.summary(), result.toMap(), result.notes());
     }
   };

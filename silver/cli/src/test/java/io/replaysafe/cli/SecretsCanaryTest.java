@@ -1,0 +1,115 @@
+package io.replaysafe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A canary as AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN of a process that runs every command,
+ * failing ones included (the canary also in a wrong key, as a wrong value, inside the endpoint URL
+ * and in broken YAML): it appears in no stdout, stderr, log file, report, export or stored object.
+ */
+class SecretsCanaryTest {
+  static final String CANARY = "rsCanary" + Long.toHexString(System.nanoTime()) + "Zq";
+
+  @TempDir Path work;
+
+  @Test
+  void theCanaryAppearsNowhere() throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.add("-Xmx1g");
+    command.add("-XX:TieredStopAtLevel=1");
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("--add-opens")
+          || arg.startsWith("--add-exports")
+          || arg.equals("-XX:+IgnoreUnrecognizedVMOptions")
+          || arg.startsWith("-Djdk.reflect.")
+          || arg.startsWith("-Dio.netty.")) {
+        command.add(arg);
+      }
+    }
+    command.add("-Dreplaysafe.sparkLogLevel=WARN");
+    command.add("-Dspark.sql.codegen.wholeStage=false");
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(SecretsCanaryScript.class.getName());
+    command.add(work.toString());
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .directory(work.toFile())
+            .redirectOutput(work.resolve("child.stdout").toFile())
+            .redirectError(work.resolve("child.stderr").toFile());
+    builder.environment().put("AWS_ACCESS_KEY_ID", "RSCANARYTESTID");
+    builder.environment().put("AWS_SECRET_ACCESS_KEY", CANARY);
+    builder.environment().put("AWS_SESSION_TOKEN", CANARY);
+    builder.environment().put("AWS_REGION", "us-east-1");
+    builder.environment().putIfAbsent("SPARK_LOCAL_IP", "127.0.0.1");
+    Process child = builder.start();
+    assertThat(child.waitFor(30, TimeUnit.MINUTES)).isTrue();
+    assertThat(child.exitValue()).as(Files.readString(work.resolve("child.stderr"))).isEqualTo(0);
+
+    List<String> summary = Files.readAllLines(work.resolve("summary.txt"));
+    assertThat(summary)
+        .contains(
+            "run 0",
+            "repair 0",
+            "quarantine-release 0",
+            "reconcile-apply 0",
+            "wrong-key-run 2",
+            "wrong-shape-run 2",
+            "in-url-run 2",
+            "bad-yaml-run 2",
+            "wrong-key-job 2",
+            "wrong-key-inline 2",
+            "dead-endpoint-run 4",
+            "cluster-silver 0");
+    assertThat(Files.readString(work.resolve("wrong-key-run.err")))
+        .contains("unknown key 'storage.secretAccessKey'");
+    assertThat(Files.readString(work.resolve("wrong-shape-run.err")))
+        .contains("'storage.pathStyleAccess' has the wrong shape: expected true or false");
+
+    byte[] needle = CANARY.getBytes(StandardCharsets.UTF_8);
+    List<Path> leaks = new ArrayList<>();
+    long files = 0;
+    try (Stream<Path> all = Files.walk(work)) {
+      for (Path file : all.filter(Files::isRegularFile).toList()) {
+        if (file.getFileName().toString().endsWith(".yaml")) {
+          continue; // the broken pipeline files hold the canary on purpose
+        }
+        files++;
+        if (contains(Files.readAllBytes(file), needle)) {
+          leaks.add(work.relativize(file));
+        }
+      }
+    }
+    assertThat(files).as("files searched").isGreaterThan(50);
+    assertThat(leaks).as("files holding the canary").isEmpty();
+  }
+
+  private static boolean contains(byte[] haystack, byte[] needle) {
+    outer:
+    for (int i = 0; i + needle.length <= haystack.length; i++) {
+      for (int j = 0; j < needle.length; j++) {
+        if (haystack[i + j] != needle[j]) {
+          continue outer;
+        }
+      }
+      return true;
+    }
+    return false;
+  }
+}
