@@ -385,11 +385,29 @@ public final class BronzeIngest {
     return BronzeErrors.runFailed(config, e);
   }
 
-  /** The schema's top-level columns, quoted for Delta's column-list syntax. */
+  /**
+   * The schema's top-level columns Delta can collect statistics on, quoted for Delta's column-list
+   * syntax. Delta refuses the property (and so the table) when it names a BOOLEAN, BINARY, VARIANT,
+   * ARRAY or MAP column, or a struct holding one; with none left, {@code ingested_at}.
+   */
   static String statsColumns(StructType schema) {
-    return java.util.Arrays.stream(schema.fieldNames())
-        .map(n -> "`" + n.replace("`", "``") + "`")
-        .collect(java.util.stream.Collectors.joining(","));
+    String columns =
+        java.util.Arrays.stream(schema.fields())
+            .filter(f -> skippingEligible(f.dataType()))
+            .map(f -> "`" + f.name().replace("`", "``") + "`")
+            .collect(java.util.stream.Collectors.joining(","));
+    return columns.isEmpty() ? Columns.INGESTED_AT : columns;
+  }
+
+  private static boolean skippingEligible(org.apache.spark.sql.types.DataType type) {
+    if (type instanceof StructType struct) {
+      return java.util.Arrays.stream(struct.fields()).allMatch(f -> skippingEligible(f.dataType()));
+    }
+    return type instanceof org.apache.spark.sql.types.NumericType
+        || type instanceof org.apache.spark.sql.types.StringType
+        || type instanceof org.apache.spark.sql.types.DateType
+        || type instanceof org.apache.spark.sql.types.TimestampType
+        || type instanceof org.apache.spark.sql.types.TimestampNTZType;
   }
 
   private boolean sourceExists(String path) {
