@@ -77,7 +77,7 @@ class SparkSubmitScriptTest {
         .filteredOn(l -> l.startsWith("ARG "))
         .endsWith(
             "ARG --class",
-            "ARG io.replaysafe.jobs.SilverJob",
+            "ARG io.replaysafe.jobs.SilverMain",
             "ARG " + jar(),
             "ARG --config",
             "ARG p.yaml");
