@@ -26,10 +26,10 @@ class MergePlanTest extends SparkTestBase {
     spark
         .createDataFrame(
             java.util.List.of(
-                RowFactory.create(1L, 3L, "A", "h1", "f", 1L, null),
-                RowFactory.create(2L, 1L, "A", "h2", "f", 1L, null),
-                RowFactory.create(3L, 5L, "A", "h3", "f", 1L, null),
-                RowFactory.create(5L, 1L, "A", "h5", "f", 1L, null)),
+                RowFactory.create(1L, 3L, "A", "h1", "f", 1L, null, null),
+                RowFactory.create(2L, 1L, "A", "h2", "f", 1L, null, null),
+                RowFactory.create(3L, 5L, "A", "h3", "f", 1L, null, null),
+                RowFactory.create(5L, 1L, "A", "h5", "f", 1L, null, null)),
             contract.silverSchema())
         .write()
         .format("delta")
@@ -38,10 +38,10 @@ class MergePlanTest extends SparkTestBase {
     spark
         .createDataFrame(
             java.util.List.of(
-                RowFactory.create(1L, 2L, "t1", "f", 1L, null),
-                RowFactory.create(2L, 4L, "t2", "f", 1L, null),
-                RowFactory.create(3L, 5L, "t3", "f", 1L, null),
-                RowFactory.create(4L, 7L, "t4", "f", 1L, null)),
+                RowFactory.create(1L, 2L, "t1", "f", 1L, null, null),
+                RowFactory.create(2L, 4L, "t2", "f", 1L, null, null),
+                RowFactory.create(3L, 5L, "t3", "f", 1L, null, null),
+                RowFactory.create(4L, 7L, "t4", "f", 1L, null, null)),
             contract.tombstoneSchema())
         .write()
         .format("delta")
