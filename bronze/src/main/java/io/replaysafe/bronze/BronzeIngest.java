@@ -144,6 +144,9 @@ public final class BronzeIngest {
             skipped,
             reingested);
     LOG.info("{}", result.summary());
+    // Crash matrix only (no-op unless armed): bronze committed, silver not started.
+    io.replaysafe.common.CrashPoints.maybeCrash(
+        io.replaysafe.common.CrashPoints.BRONZE_AFTER_CHECKPOINT_COMMIT);
     return result;
   }
 

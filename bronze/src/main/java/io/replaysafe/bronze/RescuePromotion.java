@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.CommitTags;
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaEvolutionMode;
@@ -52,7 +53,7 @@ import org.slf4j.LoggerFactory;
 public final class RescuePromotion {
   private static final Logger LOG = LoggerFactory.getLogger(RescuePromotion.class);
   private static final String PROMOTED = "__promoted";
-  private static final String USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata";
+  private static final String USER_METADATA = CommitTags.USER_METADATA;
 
   private final PipelineConfig config;
   private final SparkSession spark;

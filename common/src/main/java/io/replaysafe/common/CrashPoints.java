@@ -1,25 +1,59 @@
 package io.replaysafe.common;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
+import org.apache.spark.sql.SparkSession;
 
 /**
- * Crash injection for {@code replaysafe rehearse}, which exists only so the rehearsal can kill a
- * job process at a known point and prove that a restart converges. A no-op unless the JVM was
- * started with {@code -Dreplaysafe.crashPoint=NAME}; then the process halts (exit code 137, like
- * {@code kill -9}: no shutdown hooks, no finally blocks) the {@code replaysafe.crashAfter}-th time
- * (default 1) the named point is reached.
+ * Crash injection at the write boundaries of every job and operation, so the rehearsal and the
+ * crash-matrix tests can kill a job process at a known point and prove that a rerun converges to
+ * the tables of a run that never crashed. A no-op unless the JVM was started with {@code
+ * -Dreplaysafe.crashPoint=NAME}; then the process halts (exit code 137, like {@code kill -9}: no
+ * shutdown hooks, no finally blocks) the {@code replaysafe.crashAfter}-th time (default 1) the
+ * named point is reached.
  *
- * <ul>
- *   <li>{@link #BRONZE_MID_WRITE}: while bronze maps the rows of a micro-batch, before the Delta
- *       commit of that batch and before the streaming checkpoint's commit.
- *   <li>{@link #SILVER_AFTER_MERGE}: right after silver's MERGE into the silver table committed,
- *       before the tombstone MERGE, the run log and the silver checkpoint commit.
- * </ul>
+ * <p>Bronze: {@link #BRONZE_MID_WRITE} (before the Delta commit), {@link
+ * #BRONZE_BEFORE_CHECKPOINT_COMMIT} (after the Delta commit, before the streaming checkpoint's
+ * commit: with Delta's streaming sink nothing happens between the two), {@link
+ * #BRONZE_AFTER_CHECKPOINT_COMMIT} (bronze done, silver not started). Silver, in the order a batch
+ * reaches them: {@link #SILVER_AFTER_QUARANTINE}, {@link #SILVER_AFTER_TRUNCATE_WATERMARK}, {@link
+ * #SILVER_AFTER_EVENTS_MERGE} (history), {@link #SILVER_AFTER_MERGE}, {@link
+ * #SILVER_AFTER_TOMBSTONE_MERGE}, {@link #SILVER_AFTER_RUN_LOG}, {@link
+ * #SILVER_BEFORE_CHECKPOINT_COMMIT}. Operations: {@link #QUARANTINE_BEFORE_DECISION}, {@link
+ * #QUARANTINE_AFTER_DECISION}; {@code repair} and {@code reconcile --apply} write through the
+ * silver batch path and so reach the silver points.
  */
 public final class CrashPoints {
   public static final String PROPERTY = "replaysafe.crashPoint";
   public static final String BRONZE_MID_WRITE = "bronze-mid-write";
+  public static final String BRONZE_BEFORE_CHECKPOINT_COMMIT = "bronze-before-checkpoint-commit";
+  public static final String BRONZE_AFTER_CHECKPOINT_COMMIT = "bronze-after-checkpoint-commit";
+  public static final String SILVER_AFTER_QUARANTINE = "silver-after-quarantine";
+  public static final String SILVER_AFTER_TRUNCATE_WATERMARK = "silver-after-truncate-watermark";
+  public static final String SILVER_AFTER_EVENTS_MERGE = "silver-after-events-merge";
   public static final String SILVER_AFTER_MERGE = "silver-after-merge";
+  public static final String SILVER_AFTER_TOMBSTONE_MERGE = "silver-after-tombstone-merge";
+  public static final String SILVER_AFTER_RUN_LOG = "silver-after-run-log";
+  public static final String SILVER_BEFORE_CHECKPOINT_COMMIT = "silver-before-checkpoint-commit";
+  public static final String QUARANTINE_BEFORE_DECISION = "quarantine-before-decision";
+  public static final String QUARANTINE_AFTER_DECISION = "quarantine-after-decision";
+
+  /** Every point, in the order a run (then the operations) reaches them. */
+  public static final List<String> ALL =
+      List.of(
+          BRONZE_MID_WRITE,
+          BRONZE_BEFORE_CHECKPOINT_COMMIT,
+          BRONZE_AFTER_CHECKPOINT_COMMIT,
+          SILVER_AFTER_QUARANTINE,
+          SILVER_AFTER_TRUNCATE_WATERMARK,
+          SILVER_AFTER_EVENTS_MERGE,
+          SILVER_AFTER_MERGE,
+          SILVER_AFTER_TOMBSTONE_MERGE,
+          SILVER_AFTER_RUN_LOG,
+          SILVER_BEFORE_CHECKPOINT_COMMIT,
+          QUARANTINE_BEFORE_DECISION,
+          QUARANTINE_AFTER_DECISION);
+
   public static final int EXIT_CODE = 137;
 
   private static final String ARMED = System.getProperty(PROPERTY);
@@ -34,6 +68,28 @@ public final class CrashPoints {
       System.err.println("replaysafe: crash point " + point + " reached; halting (rehearsal)");
       System.err.flush();
       Runtime.getRuntime().halt(EXIT_CODE);
+    }
+  }
+
+  /** The armed point, or null. */
+  static String armed() {
+    return ARMED;
+  }
+
+  /**
+   * The checkpoint-commit points sit inside Spark's streaming engine, which writes the commit file
+   * of a micro-batch through its checkpoint file manager: when one of them is armed, this session
+   * writes its checkpoints through {@link CrashingCheckpointFileManager}. Otherwise nothing
+   * changes.
+   */
+  public static void install(SparkSession spark) {
+    if (BRONZE_BEFORE_CHECKPOINT_COMMIT.equals(ARMED)
+        || SILVER_BEFORE_CHECKPOINT_COMMIT.equals(ARMED)) {
+      spark
+          .conf()
+          .set(
+              "spark.sql.streaming.checkpointFileManagerClass",
+              CrashingCheckpointFileManager.class.getName());
     }
   }
 }

@@ -21,6 +21,8 @@ import java.util.regex.Pattern;
  * @param keyNormalization per key column; every key is present
  * @param payloadColumns null means every business column that is not a key or sequence
  * @param columnList null means every business column less {@code exceptColumnList}
+ * @param ignoreBronzeChanges false (default): an update or delete committed to bronze, which is
+ *     append-only by contract, stops silver; true: silver skips them and reads only inserts
  */
 public record SilverConfig(
     String path,
@@ -42,7 +44,8 @@ public record SilverConfig(
     Duration tombstoneRetention,
     boolean ignoreNullUpdates,
     List<String> trackHistoryColumnList,
-    List<String> trackHistoryExceptColumnList) {
+    List<String> trackHistoryExceptColumnList,
+    boolean ignoreBronzeChanges) {
 
   public static final int FLOAT_SCALE_DEFAULT = 6;
   public static final Duration TOMBSTONE_RETENTION_DEFAULT = Duration.ofDays(30);
@@ -68,7 +71,8 @@ public record SilverConfig(
       @JsonProperty("ignoreNullUpdates") Boolean ignoreNullUpdates,
       @JsonProperty("trackHistoryColumnList") List<String> trackHistoryColumnList,
       @JsonProperty("trackHistoryExceptColumnList") List<String> trackHistoryExceptColumnList,
-      @JsonProperty("applyAsTruncates") String applyAsTruncates) {
+      @JsonProperty("applyAsTruncates") String applyAsTruncates,
+      @JsonProperty("ignoreBronzeChanges") Boolean ignoreBronzeChanges) {
 
     String silverPath = StoragePaths.normalize("silver.path", path);
     // An empty list is a choice left open on purpose: 'replaysafe init' drafts keys: [].
@@ -113,7 +117,8 @@ public record SilverConfig(
         trackHistoryColumnList == null ? null : List.copyOf(trackHistoryColumnList),
         trackHistoryExceptColumnList == null
             ? List.of()
-            : List.copyOf(trackHistoryExceptColumnList));
+            : List.copyOf(trackHistoryExceptColumnList),
+        ignoreBronzeChanges != null && ignoreBronzeChanges);
   }
 
   private static ConfigException unchosen(String key, String what) {

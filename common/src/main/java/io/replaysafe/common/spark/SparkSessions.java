@@ -54,6 +54,7 @@ public final class SparkSessions {
     // they write, and every micro-batch's progress kept so run summaries can add them all up.
     spark.conf().set("spark.sql.session.timeZone", "UTC");
     spark.conf().set("spark.sql.streaming.numRecentProgressUpdates", "100000");
+    io.replaysafe.common.CrashPoints.install(spark);
     String logLevel = System.getProperty("replaysafe.sparkLogLevel");
     if (logLevel != null || origin == Origin.LOCAL) {
       // On a cluster the deployment's logging configuration stands unless asked otherwise.

@@ -357,18 +357,23 @@ final class OpsCommands {
     public Integer call() {
       PipelineConfig pipeline = config.load();
       SparkSession spark = spark(pipeline, "quarantine");
-      long changed =
+      QuarantineOps.Released released =
           PipelineLease.holding(
               pipeline,
               spark,
               "quarantine release",
               () -> new QuarantineOps(pipeline, spark).release(idList(), by, reason));
-      spec.commandLine()
-          .getOut()
-          .println(
-              "released " + idList().size() + " row(s); " + changed + " silver row(s) changed");
-      spec.commandLine().getOut().flush();
-      return ReplaysafeCli.EXIT_OK;
+      var out = spec.commandLine().getOut();
+      out.println(
+          "released "
+              + released.released()
+              + " row(s); "
+              + released.changed()
+              + " silver row(s) changed");
+      released.leftOpen().forEach((id, why) -> out.println("  left OPEN " + id + ": " + why));
+      out.flush();
+      // A release that could not take effect is not a success: the row waits for a decision.
+      return released.leftOpen().isEmpty() ? ReplaysafeCli.EXIT_OK : ReplaysafeCli.EXIT_FAILURE;
     }
   }
 

@@ -371,8 +371,8 @@ public final class Rehearsal {
             "A new object (203 v2 Shipped, 201 v4 DELETE). A child job process runs bronze, then"
                 + " is halted (exit 137) right after silver's MERGE into the silver table"
                 + " committed, before the tombstone MERGE, the run log and the silver checkpoint"
-                + " commit. The restart replays the batch: silver must not change again and the"
-                + " delete's tombstone must be written.",
+                + " commit. The restart rolls the interrupted batch back and replays it: silver"
+                + " ends as before the kill and the delete's tombstone must be written.",
             step -> {
               land(step, "day5/part-0006.json", List.of(N2, R4));
               Child child = runChild(step, CrashPoints.SILVER_AFTER_MERGE);

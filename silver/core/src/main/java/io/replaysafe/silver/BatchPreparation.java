@@ -35,8 +35,18 @@ public final class BatchPreparation {
   static final String INVALID_REASON = "__invalid_reason";
 
   static final String INVALID_MESSAGE = "__invalid_message";
-  static final String KEY_DISPLAY = "__key_display";
+  public static final String KEY_DISPLAY = "__key_display";
   static final String SEQ_DISPLAY = "__seq_display";
+
+  /**
+   * Optional input column: true on a row whose conflict with the stored version at the same
+   * sequence is waived, because a person decided it wins (a quarantine release, a reconcile
+   * delete). Absent on bronze rows, which never carry it.
+   */
+  public static final String WAIVED = "__waived";
+
+  /** Optional input column: true on a row that is a delete whatever {@code applyAsDeletes} says. */
+  public static final String FORCE_DELETE = "__force_delete";
 
   private BatchPreparation() {}
 
@@ -46,6 +56,14 @@ public final class BatchPreparation {
    * sequence struct, the payload hash and the delete flag.
    */
   public static Dataset<Row> identity(Dataset<Row> bronze, SilverContract contract) {
+    List<String> columns = List.of(bronze.columns());
+    Column isDelete =
+        columns.contains(FORCE_DELETE)
+            ? contract.isDelete().or(col(FORCE_DELETE))
+            : contract.isDelete();
+    if (!columns.contains(WAIVED)) {
+      bronze = bronze.withColumn(WAIVED, lit(false));
+    }
     List<String> rawColumns = new ArrayList<>(contract.pipeline().businessColumns());
     rawColumns.add(contract.pipeline().source().rescuedDataColumn());
     rawColumns.add(Columns.CORRUPT_RECORD);
@@ -54,7 +72,7 @@ public final class BatchPreparation {
             .withColumn(RAW_KEY, SilverContract.json(contract.keys()))
             .withColumn(RAW_PAYLOAD, SilverContract.json(rawColumns))
             .withColumn(PAYLOAD_HASH, contract.payloadHash())
-            .withColumn(IS_DELETE, contract.isDelete());
+            .withColumn(IS_DELETE, isDelete);
     for (String key : contract.keys()) {
       withRaw = withRaw.withColumn(key, contract.normalizedKey(key));
     }

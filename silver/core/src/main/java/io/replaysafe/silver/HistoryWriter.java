@@ -29,8 +29,8 @@ import org.apache.spark.sql.types.StructType;
  * SCD type 2: records new events, then rebuilds the history of every key they touch from all of
  * that key's events and applies the difference in one MERGE (insert new versions, update changed
  * ones, delete versions that no longer start where they did). A replay brings no new event and so
- * changes nothing; a crash between the two writes is repaired by the rerun, which rebuilds the same
- * keys from the same events.
+ * changes nothing; a crash between the two writes is repaired by the rerun, which rebuilds every
+ * key of the batch from its stored events whether or not any event was new.
  */
 public final class HistoryWriter {
   private static final String OP = "__op";
@@ -87,12 +87,19 @@ public final class HistoryWriter {
         clean.join(storedIds, MergePlan.asSeq(idColumns), "left_anti").localCheckpoint(true);
     long total = clean.count();
     long newEvents = fresh.count();
-    if (newEvents == 0) {
-      return new Applied(0, total, 0, 0, 0);
+    if (total == 0) {
+      return new Applied(0, 0, 0, 0, 0);
     }
-    recordEvents(fresh);
-
-    Dataset<Row> touched = fresh.select(MergePlan.cols(keys)).distinct();
+    if (newEvents > 0) {
+      recordEvents(fresh);
+      io.replaysafe.common.CrashPoints.maybeCrash(
+          io.replaysafe.common.CrashPoints.SILVER_AFTER_EVENTS_MERGE);
+    }
+    // Every key of the batch is rebuilt, also when all its events were stored already: a run that
+    // died between the events MERGE and the history MERGE left stored events the history lacks,
+    // and only a rebuild from the events places them. When the history is right, the MERGE below
+    // matches nothing and writes nothing.
+    Dataset<Row> touched = clean.select(MergePlan.cols(keys)).distinct();
     StructType eventsSchema = contract.eventsSchema();
     StructType keySchema = new StructType();
     for (String k : keys) {
@@ -163,6 +170,8 @@ public final class HistoryWriter {
             .insertExpr(values)
             .execute()
             .first();
+    io.replaysafe.common.CrashPoints.maybeCrash(
+        io.replaysafe.common.CrashPoints.SILVER_AFTER_MERGE);
     return new Applied(
         newEvents,
         total - newEvents,

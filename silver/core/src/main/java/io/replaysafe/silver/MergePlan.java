@@ -128,17 +128,29 @@ public final class MergePlan {
         .where(
             col(SEQ)
                 .equalTo(col(T_SEQ))
-                .and(contract.comparableHash(T_HASH_VERSION).notEqual(col(T_HASH))));
+                .and(contract.comparableHash(T_HASH_VERSION).notEqual(col(T_HASH)))
+                .and(org.apache.spark.sql.functions.not(col(BatchPreparation.WAIVED))));
   }
 
-  /** Step 8's decision for each latest row, before any write. */
+  /**
+   * Step 8's decision for each latest row, before any write. A row whose conflict is waived wins at
+   * the stored sequence too, when it changes something there (another payload, or a delete of the
+   * live row).
+   */
   public static Dataset<Row> classify(
       Dataset<Row> latest, Dataset<Row> targetState, SilverContract contract) {
     Column live = col(T_KIND).equalTo("LIVE");
+    Column winsAtEqual =
+        col(BatchPreparation.WAIVED)
+            .and(
+                contract
+                    .comparableHash(T_HASH_VERSION)
+                    .notEqual(col(T_HASH))
+                    .or(col(IS_DELETE).and(live)));
     Column action =
         when(col(T_SEQ).isNull(), when(col(IS_DELETE), lit(TOMBSTONE_ONLY)).otherwise(lit(INSERT)))
             .when(
-                col(SEQ).gt(col(T_SEQ)),
+                col(SEQ).gt(col(T_SEQ)).or(col(SEQ).equalTo(col(T_SEQ)).and(winsAtEqual)),
                 when(col(IS_DELETE), when(live, lit(DELETE)).otherwise(lit(TOMBSTONE_ONLY)))
                     .otherwise(when(live, lit(UPDATE)).otherwise(lit(REVIVE))))
             .when(

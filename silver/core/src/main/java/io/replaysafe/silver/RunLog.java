@@ -7,9 +7,10 @@ import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 
 /**
- * Appends one row per silver micro-batch to the run-log table. An applied batch is appended with
- * Delta's idempotent-write options (query id, batch id), so a batch replayed after a crash is
- * logged once; a rejected batch is logged every time it is rejected.
+ * Appends one row per silver micro-batch to the run-log table, with Delta's idempotent-write
+ * options (query id, batch id): a batch replayed after a crash is logged once, and a rejected batch
+ * is logged once however often a rerun rejects it again (the rows are told apart by status, so the
+ * batch is still logged when it is applied after a fix).
  */
 public final class RunLog {
   private RunLog() {}
@@ -50,12 +51,10 @@ public final class RunLog {
             .write()
             .format("delta")
             .mode("append");
-    if (BatchReport.APPLIED.equals(r.status())) {
-      writer =
-          writer
-              .option("txnAppId", "replaysafe-runs-" + r.runId())
-              .option("txnVersion", r.batchId());
-    }
-    writer.save(tables.runsPath());
+    String appId =
+        BatchReport.APPLIED.equals(r.status())
+            ? "replaysafe-runs-" + r.runId()
+            : "replaysafe-runs-" + r.status().toLowerCase(java.util.Locale.ROOT) + "-" + r.runId();
+    writer.option("txnAppId", appId).option("txnVersion", r.batchId()).save(tables.runsPath());
   }
 }

@@ -8,7 +8,6 @@ import static io.replaysafe.silver.SilverContract.ACTION;
 import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
 import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
 import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
-import static io.replaysafe.silver.SilverContract.SEQ;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.lit;
@@ -18,6 +17,7 @@ import static org.apache.spark.sql.functions.sum;
 import static org.apache.spark.sql.functions.when;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.config.Policy;
 import java.sql.Timestamp;
 import java.util.ArrayList;
@@ -45,6 +45,9 @@ public final class SilverBatchProcessor {
   private static final Logger LOG = LoggerFactory.getLogger(SilverBatchProcessor.class);
   static final int MAX_NOTES = 20;
   static final int MAX_REPORTED_ROWS = 50;
+  static final int MAX_REPORTED_KEYS = 20;
+  static final String CHANGE_TYPE = "_change_type";
+  private static final String INSERT = "insert";
 
   /**
    * A batch of up to this many rows (after exact retries collapse) is planned on the driver: its
@@ -60,6 +63,8 @@ public final class SilverBatchProcessor {
   private final SilverWriter writer;
   private final HistoryWriter history;
   private final Truncates truncates;
+  // Only the first batch of a run can be the replay of a batch interrupted part-way.
+  private boolean firstBatch = true;
 
   public SilverBatchProcessor(SparkSession spark, SilverContract contract, SilverTables tables) {
     this.spark = spark;
@@ -70,33 +75,84 @@ public final class SilverBatchProcessor {
     this.truncates = new Truncates(spark, contract);
   }
 
-  /** Processes one batch of bronze rows; returns null for an empty batch. */
+  /**
+   * Processes one batch of bronze rows; returns null for an empty batch. When the previous attempt
+   * at this batch died part-way, the tables it wrote are first restored to their state before it
+   * (see {@link BatchCommits}), so the replay writes and reports what a run without a crash would.
+   */
   public BatchReport process(Dataset<Row> bronzeBatch, long batchId, String runId) {
+    BatchCommits commits = new BatchCommits(spark, runId, batchId);
+    if (firstBatch) {
+      rollBackInterrupted(commits);
+    }
+    return process(bronzeBatch, batchId, runId, commits);
+  }
+
+  /**
+   * The same for an operation (release, reconcile, repair) that names its own commits: it rolls
+   * back first ({@link #rollBackInterrupted}), then reads the state it plans against.
+   */
+  public BatchReport process(Dataset<Row> rows, long batchId, String runId, BatchCommits commits) {
+    firstBatch = false;
+    return commits.tagged(() -> processBatch(rows, batchId, runId, commits), rows.sparkSession());
+  }
+
+  /** Restores the tables an interrupted attempt at {@code commits} wrote part-way. */
+  public List<String> rollBackInterrupted(BatchCommits commits) {
+    firstBatch = false;
+    return commits.rollBackInterrupted(tables.runsPath(), writtenTables());
+  }
+
+  /** Every table a batch writes before its run-log row. */
+  private List<String> writtenTables() {
+    List<String> paths = new ArrayList<>();
+    paths.add(contract.silver().quarantinePath());
+    paths.add(contract.silver().path());
+    paths.add(contract.isHistory() ? contract.eventsPath() : contract.tombstonePath());
+    if (truncates.enabled()) {
+      paths.add(truncates.path());
+    }
+    return paths;
+  }
+
+  private BatchReport processBatch(
+      Dataset<Row> bronzeBatch, long batchId, String runId, BatchCommits commits) {
     long started = System.nanoTime();
     Timestamp startedAt = new Timestamp(System.currentTimeMillis());
     List<Dataset<?>> cached = new ArrayList<>();
     try {
-      Dataset<Row> identified = BatchPreparation.identity(withCommitVersion(bronzeBatch), contract);
+      Dataset<Row> identified =
+          BatchPreparation.identity(bronzeInserts(withCommitVersion(bronzeBatch)), contract);
+      Column isInsert = col(CHANGE_TYPE).equalTo(INSERT);
       Dataset<Row> truncateRows = null;
       if (truncates.enabled()) {
         // Truncate events are table-wide: they carry no key and are not validated as key events.
+        // One without a sequence is invalid like any row without one (validated below).
+        Column validTruncate =
+            col(Truncates.IS_TRUNCATE).and(truncates.hasSequence()).and(isInsert);
         identified =
             cache(identified.withColumn(Truncates.IS_TRUNCATE, truncates.isTruncate()), cached);
-        truncateRows = identified.where(col(Truncates.IS_TRUNCATE).and(col(SEQ).isNotNull()));
-        identified =
-            identified.where(
-                org.apache.spark.sql.functions.not(
-                    col(Truncates.IS_TRUNCATE).and(col(SEQ).isNotNull())));
+        truncateRows = identified.where(validTruncate);
+        identified = identified.where(org.apache.spark.sql.functions.not(validTruncate));
       }
-      Dataset<Row> prepared = cache(BatchPreparation.validate(identified, contract), cached);
-      // One pass for the batch's size, its invalid rows, its bronze versions and its key bounds.
+      Dataset<Row> validated = BatchPreparation.validate(identified, contract);
+      if (truncates.enabled()) {
+        validated = truncates.invalidWithoutSequence(validated);
+      }
+      Dataset<Row> prepared = cache(validated, cached);
+      // One pass for the batch's size, its invalid rows, its bronze versions, any row that is not
+      // an insert into bronze, and its key bounds.
+      Column notInsert = org.apache.spark.sql.functions.not(isInsert);
       List<Column> facts =
           new ArrayList<>(
               List.of(
                   count(lit(1)),
                   count(col(INVALID_REASON)),
                   min(COMMIT_VERSION),
-                  max(COMMIT_VERSION)));
+                  max(COMMIT_VERSION),
+                  count(when(notInsert, lit(1))),
+                  min(when(notInsert, col(COMMIT_VERSION))),
+                  max(when(notInsert, col(CHANGE_TYPE)))));
       for (String key : contract.keys()) {
         Column validKey = when(col(INVALID_REASON).isNull(), col(SilverContract.q(key)));
         facts.add(min(validKey));
@@ -104,6 +160,9 @@ public final class SilverBatchProcessor {
       }
       Row totals =
           prepared.agg(facts.get(0), facts.subList(1, facts.size()).toArray(Column[]::new)).first();
+      if (totals.getLong(4) > 0) {
+        throw bronzeChanged(batchId, totals.getLong(4), totals.get(5), totals.getString(6));
+      }
       long truncateCount = truncateRows == null ? 0 : truncateRows.count();
       long inputRows = totals.getLong(0) + truncateCount;
       if (inputRows == 0) {
@@ -112,7 +171,7 @@ public final class SilverBatchProcessor {
       long invalidCount = totals.getLong(1);
       Long versionMin = totals.isNullAt(2) ? null : totals.getLong(2);
       Long versionMax = totals.isNullAt(3) ? null : totals.getLong(3);
-      MergePlan.KeyBounds bounds = keyBounds(prepared, totals, 4);
+      MergePlan.KeyBounds bounds = keyBounds(prepared, totals, 7);
       Dataset<Row> invalid = prepared.where(col(INVALID_REASON).isNotNull());
       Dataset<Row> valid = prepared.where(col(INVALID_REASON).isNull());
       long validCount = inputRows - invalidCount;
@@ -202,7 +261,13 @@ public final class SilverBatchProcessor {
                 0,
                 seconds(started),
                 List.of());
-        RunLog.append(spark, tables, rejected, contract.ruleVersion(), startedAt, rejection);
+        String message = rejection;
+        // Untagged: a rejected batch wrote nothing, so there is nothing to roll back for it.
+        commits.untagged(
+            () -> {
+              RunLog.append(spark, tables, rejected, contract.ruleVersion(), startedAt, message);
+              return null;
+            });
         throw new BatchRejectedException(rejection);
       }
 
@@ -222,6 +287,9 @@ public final class SilverBatchProcessor {
             conflicted.select(Quarantine.CONFLICT_DESCRIPTION).limit(MAX_NOTES).collectAsList()) {
           notes.add(r.getString(0) + ": quarantined");
         }
+      }
+      if (invalidCount > 0 || conflicted != null) {
+        CrashPoints.maybeCrash(CrashPoints.SILVER_AFTER_QUARANTINE);
       }
 
       if (contract.isHistory()) {
@@ -359,26 +427,73 @@ public final class SilverBatchProcessor {
   /** Logs an applied batch in the run log and the job's log. */
   private BatchReport finish(BatchReport report, Timestamp startedAt) {
     RunLog.append(spark, tables, report, contract.ruleVersion(), startedAt, null);
+    CrashPoints.maybeCrash(CrashPoints.SILVER_AFTER_RUN_LOG);
     LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
     return report;
   }
 
+  /** At most {@link #MAX_NOTES} notes; the report's counts stay exact. */
   private static List<String> firstNotes(List<String> notes) {
-    return List.copyOf(notes.subList(0, Math.min(MAX_NOTES, notes.size())));
+    if (notes.size() <= MAX_NOTES) {
+      return List.copyOf(notes);
+    }
+    List<String> first = new ArrayList<>(notes.subList(0, MAX_NOTES));
+    first.add("... more decisions not listed; the counts are exact");
+    return List.copyOf(first);
   }
 
-  /** Bronze read as a change feed carries its commit version; a plain read gets null. */
+  /**
+   * Bronze read as a change feed carries its commit version and change type; a plain read (and an
+   * operation's rows) gets a null version and counts as inserts.
+   */
   private static Dataset<Row> withCommitVersion(Dataset<Row> batch) {
     List<String> columns = List.of(batch.columns());
     Dataset<Row> result = batch;
-    if (columns.contains("_change_type")) {
-      result = result.drop("_change_type", "_commit_timestamp");
+    if (columns.contains("_commit_timestamp")) {
+      result = result.drop("_commit_timestamp");
+    }
+    if (!columns.contains(CHANGE_TYPE)) {
+      result = result.withColumn(CHANGE_TYPE, lit(INSERT));
     }
     if (!columns.contains(COMMIT_VERSION)) {
       result =
           result.withColumn(COMMIT_VERSION, org.apache.spark.sql.functions.lit(null).cast("long"));
     }
     return result;
+  }
+
+  /** With {@code ignoreBronzeChanges}, only the inserts of bronze's change feed. */
+  private Dataset<Row> bronzeInserts(Dataset<Row> batch) {
+    return contract.silver().ignoreBronzeChanges()
+        ? batch.where(col(CHANGE_TYPE).equalTo(INSERT))
+        : batch;
+  }
+
+  private BatchRejectedException bronzeChanged(
+      long batchId, long rows, Object version, String changeType) {
+    String bronze = contract.pipeline().bronze().path();
+    return new BatchRejectedException(
+        "Cannot apply batch "
+            + batchId
+            + " to silver "
+            + contract.silver().path()
+            + ": bronze "
+            + bronze
+            + " version "
+            + version
+            + " holds "
+            + rows
+            + " change row(s) that are not inserts (change type "
+            + changeType
+            + "), and bronze is append-only by contract: an UPDATE, DELETE or MERGE on bronze"
+            + " would reach silver as conflicting or resurrected events. Nothing was written and"
+            + " the silver checkpoint did not advance. Undo the change (RESTORE TABLE delta.`"
+            + bronze
+            + "` TO VERSION AS OF "
+            + (version instanceof Long v ? v - 1 : "the version before it")
+            + ") and run again, or set silver.ignoreBronzeChanges: true to skip bronze's updates"
+            + " and deletes (silver keeps what it applied; deliver a delete event to remove a"
+            + " key).");
   }
 
   private static Dataset<Row> cache(Dataset<Row> df, List<Dataset<?>> cached) {
@@ -414,6 +529,9 @@ public final class SilverBatchProcessor {
           .append(": ")
           .append(r.getString(3));
     }
+    if (count > MAX_REPORTED_ROWS) {
+      sb.append("\n  ... and ").append(count - MAX_REPORTED_ROWS).append(" more invalid row(s)");
+    }
     return sb.toString();
   }
 
@@ -427,14 +545,25 @@ public final class SilverBatchProcessor {
                 + ": onConflict is fail and the same key and sequence carry different payloads."
                 + " Nothing was written and the silver checkpoint did not advance; correct the"
                 + " producer's data (or set onConflict: quarantine) and run again.");
+    long keys = conflicted.count();
+    sb.append("\n  ").append(keys).append(" conflicted key(s)");
     for (Row r :
         conflicted
             .select(Quarantine.CONFLICT_DESCRIPTION)
             .orderBy(Quarantine.CONFLICT_DESCRIPTION)
+            .limit(MAX_REPORTED_KEYS)
             .collectAsList()) {
       sb.append("\n  ").append(r.getString(0));
     }
-    sb.append("\n  rows:");
+    if (keys > MAX_REPORTED_KEYS) {
+      sb.append("\n  ... and ").append(keys - MAX_REPORTED_KEYS).append(" more key(s)");
+    }
+    long rows = valid.join(conflicted, MergePlan.asSeq(contract.keys()), "left_semi").count();
+    sb.append("\n  rows (")
+        .append(Math.min(rows, MAX_REPORTED_ROWS))
+        .append(" of ")
+        .append(rows)
+        .append("):");
     for (Row r :
         valid
             .join(conflicted, MergePlan.asSeq(contract.keys()), "left_semi")

@@ -1,6 +1,10 @@
 package io.replaysafe.silver;
 
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.not;
+
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.CommitTags;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
 import java.sql.Timestamp;
@@ -9,7 +13,9 @@ import java.util.Collections;
 import java.util.List;
 import java.util.OptionalLong;
 import org.apache.spark.api.java.function.VoidFunction2;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -99,9 +105,14 @@ public final class SilverJob {
     }
     Dataset<Row> bronze = reader.load(bronzePath);
     if (changeFeedEnabled(bronzePath)) {
-      // Bronze only appends events; an update is a backfill of existing rows
-      // (bronze --promote-rescued), not an event, so silver reads inserts only.
-      bronze = bronze.where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"));
+      // Bronze only appends events. The one change replaysafe itself makes to bronze rows is the
+      // backfill of rescued values (bronze --promote-rescued): not an event, so skipped here. Any
+      // other update or delete reaches the batch, which stops on it unless ignoreBronzeChanges.
+      Column backfill =
+          col("_change_type")
+              .notEqual("insert")
+              .and(col("_commit_version").isin(promotionVersions(bronzePath).toArray()));
+      bronze = bronze.where(not(backfill));
     }
     VoidFunction2<Dataset<Row>, Long> perBatch =
         (batch, batchId) -> {
@@ -159,6 +170,16 @@ public final class SilverJob {
                 : "has it as " + bronze.fields()[(Integer) index.get()].dataType().sql());
       }
     }
+  }
+
+  /** Bronze versions written by {@code bronze --promote-rescued} (tagged in their commit info). */
+  private List<Long> promotionVersions(String bronzePath) {
+    return DeltaTable.forPath(spark, bronzePath)
+        .history()
+        .where(col("userMetadata").contains(CommitTags.PROMOTE_RESCUED))
+        .select("version")
+        .as(Encoders.LONG())
+        .collectAsList();
   }
 
   private boolean changeFeedEnabled(String bronzePath) {

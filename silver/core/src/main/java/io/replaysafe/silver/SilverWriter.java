@@ -67,14 +67,16 @@ public final class SilverWriter {
             + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L);
     Applied applied =
         toSilverCount == 0 ? new Applied(0, 0, 0) : mergeIntoSilver(plan, actions, keyBounds);
-    // Rehearsal only (no-op unless -Dreplaysafe.crashPoint=silver-after-merge): a process killed
-    // between the silver MERGE and the tombstone MERGE / checkpoint commit.
+    // Crash matrix and rehearsal only (no-op unless armed): killed between the silver MERGE and
+    // the tombstone MERGE / run log / checkpoint commit.
     if (toSilverCount > 0) {
       io.replaysafe.common.CrashPoints.maybeCrash(
           io.replaysafe.common.CrashPoints.SILVER_AFTER_MERGE);
     }
     if (toTombstones > 0) {
       applyTombstones(plan, actions, newer("s", "t"), keyBounds);
+      io.replaysafe.common.CrashPoints.maybeCrash(
+          io.replaysafe.common.CrashPoints.SILVER_AFTER_TOMBSTONE_MERGE);
     }
     return applied;
   }
@@ -193,8 +195,25 @@ public final class SilverWriter {
     merge.execute();
   }
 
-  /** SQL: the sequence of {@code a} is strictly greater than that of {@code b}. */
+  /**
+   * SQL: the sequence of {@code a} is strictly greater than that of {@code b}, or equal to it on a
+   * row whose conflict a person waived (a quarantine release, a reconcile delete).
+   */
   String newer(String a, String b) {
-    return contract.sequenceSql(a) + " > " + contract.sequenceSql(b);
+    String sa = contract.sequenceSql(a);
+    String sb = contract.sequenceSql(b);
+    return "("
+        + sa
+        + " > "
+        + sb
+        + " OR ("
+        + a
+        + "."
+        + BatchPreparation.WAIVED
+        + " AND "
+        + sa
+        + " = "
+        + sb
+        + "))";
   }
 }

@@ -56,6 +56,46 @@ public final class Truncates {
         .orElse(lit(false));
   }
 
+  /** True when every sequence column is set: a truncate without one cannot be placed. */
+  public Column hasSequence() {
+    Column all = lit(true);
+    for (String c : contract.sequenceBy()) {
+      all = all.and(col(SilverContract.q(c)).isNotNull());
+    }
+    return all;
+  }
+
+  /**
+   * Truncate events left among the validated rows lack a sequence: invalid, with a reason that says
+   * so (not the missing key a truncate never has), so they are rejected or quarantined like any
+   * invalid row and never stored as a null watermark.
+   */
+  public Dataset<Row> invalidWithoutSequence(Dataset<Row> validated) {
+    Column truncate = col(IS_TRUNCATE);
+    return validated
+        .withColumn(
+            BatchPreparation.INVALID_REASON,
+            org.apache
+                .spark
+                .sql
+                .functions
+                .when(truncate, lit("INVALID_NULL_SEQUENCE"))
+                .otherwise(col(BatchPreparation.INVALID_REASON)))
+        .withColumn(
+            BatchPreparation.INVALID_MESSAGE,
+            org.apache
+                .spark
+                .sql
+                .functions
+                .when(
+                    truncate,
+                    lit(
+                        "truncate event without a sequence: "
+                            + String.join(", ", contract.sequenceBy())
+                            + " must be set"))
+                .otherwise(col(BatchPreparation.INVALID_MESSAGE)));
+  }
+
   public void ensureExists() {
     StructType schema = new StructType();
     for (String c : contract.sequenceBy()) {
@@ -74,7 +114,8 @@ public final class Truncates {
    * new watermark recorded, before any event of the batch is merged.
    */
   public Row apply(Dataset<Row> truncateRows, SilverTables tables) {
-    Dataset<Row> stored = spark.read().format("delta").load(path());
+    // A null watermark stored by an earlier version (a truncate without a sequence) is ignored.
+    Dataset<Row> stored = spark.read().format("delta").load(path()).where(hasSequence());
     Row storedMax = stored.agg(max(contract.sequence(null))).first();
     Row batchMax = truncateRows.agg(max(col(SEQ))).first();
     Row current = storedMax.isNullAt(0) ? null : storedMax.getStruct(0);
@@ -99,6 +140,8 @@ public final class Truncates {
         .format("delta")
         .mode("append")
         .save(path());
+    io.replaysafe.common.CrashPoints.maybeCrash(
+        io.replaysafe.common.CrashPoints.SILVER_AFTER_TRUNCATE_WATERMARK);
     return incoming;
   }
 

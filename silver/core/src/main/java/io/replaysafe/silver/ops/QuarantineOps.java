@@ -1,12 +1,14 @@
 package io.replaysafe.silver.ops;
 
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.from_json;
 import static org.apache.spark.sql.functions.lit;
 
-import io.replaysafe.common.Columns;
+import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.SqlNames;
+import io.replaysafe.silver.BatchCommits;
+import io.replaysafe.silver.BatchReport;
+import io.replaysafe.silver.DecidedRows;
+import io.replaysafe.silver.SilverBatchProcessor;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverErrors;
 import io.replaysafe.silver.SilverTables;
@@ -16,14 +18,14 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * The quarantine's exit path. Every decision is recorded on the row (who, why, when). Discard
- * closes a row. Release applies a row's payload to silver through the contract, with one difference
- * the decision makes explicit: the released payload wins at its own sequence, so a conflict with
- * the stored version is resolved as decided; a newer stored version or tombstone still wins.
+ * closes a row. Release applies a row's bronze row to silver through the same batch path as a
+ * silver run (tombstones, sequence guards, {@code ignoreNullUpdates}, truncates, the run log), with
+ * one difference the decision makes explicit: the conflict with the stored version at the same
+ * sequence is waived, so the released payload wins there; a newer stored version, a tombstone or a
+ * truncate still wins, and the row then stays OPEN with that reason.
  */
 public final class QuarantineOps {
   private final PipelineConfig config;
@@ -47,11 +49,32 @@ public final class QuarantineOps {
     return decide(ids, "DISCARDED", by, why);
   }
 
-  /** Applies the chosen rows, then records the decision; returns the silver rows changed. */
-  public long release(List<String> ids, String by, String why) {
+  /**
+   * What a release did: rows released, silver rows changed, and the rows left open (quarantine id
+   * to the reason the release could not take effect).
+   */
+  public record Released(long released, long changed, Map<String, String> leftOpen) {}
+
+  /**
+   * Applies the chosen rows through the silver batch path (as a batch of their bronze rows whose
+   * conflict with the stored version is waived), then records the decision on each row: RELEASED
+   * when it took effect, still OPEN with the reason when a newer stored version, a tombstone or a
+   * truncate wins. Rerunning the same release after a crash finishes it.
+   */
+  public Released release(List<String> ids, String by, String why) {
+    requireDecision(by, why);
     OpsContext context = OpsContext.open(config, spark).requireCurrentState("quarantine release");
     SilverContract contract = context.contract();
-    Dataset<Row> chosen = selected(ids);
+    SilverTables tables = context.tables();
+    SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
+    String identity = BatchCommits.fingerprint(ids);
+    BatchCommits commits = BatchCommits.ofOperation(spark, "quarantine-release", identity);
+    processor.rollBackInterrupted(commits);
+    List<String> open = pending(ids, "RELEASED", by, why);
+    if (open.isEmpty()) {
+      return new Released(ids.size(), 0, Map.of()); // a rerun after the decision was recorded
+    }
+    Dataset<Row> chosen = open().where(col("quarantine_id").isin(open.toArray()));
     List<Row> invalid =
         chosen
             .where(col("reason").startsWith("INVALID_"))
@@ -64,90 +87,73 @@ public final class QuarantineOps {
     if (chosen.select("key", "sequence").distinct().count() != chosen.count()) {
       throw SilverErrors.releaseOfSeveralPayloads();
     }
-    StructType raw = new StructType();
-    for (var f : config.source().schema().fields()) {
-      raw = raw.add(f);
+    Dataset<Row> rows = DecidedRows.fromBronze(spark, contract, chosen);
+    BatchReport report =
+        processor.process(
+            rows.drop(DecidedRows.QUARANTINE_ID), 0, "quarantine-release-" + identity, commits);
+    CrashPoints.maybeCrash(CrashPoints.QUARANTINE_BEFORE_DECISION);
+    Map<String, String> refused = DecidedRows.refusals(rows, contract, tables);
+    List<String> released = open.stream().filter(id -> !refused.containsKey(id)).toList();
+    if (!released.isEmpty()) {
+      record(released, "RELEASED", by, why);
     }
-    raw =
-        raw.add(config.source().rescuedDataColumn(), DataTypes.StringType)
-            .add(Columns.CORRUPT_RECORD, DataTypes.StringType);
-    Dataset<Row> rows =
-        chosen
-            .select(
-                from_json(col("raw_payload"), raw).as("r"),
-                col("source_file"),
-                col("bronze_version"))
-            .select(
-                col("r.*"),
-                col("source_file").as(Columns.SOURCE_FILE),
-                col("bronze_version").as("_commit_version"))
-            .select(SqlNames.columns(contract.pipeline().businessColumns()))
-            .withColumn(Columns.SOURCE_FILE, lit("quarantine release by " + by));
-    Dataset<Row> prepared = rows;
-    for (String key : contract.keys()) {
-      prepared = prepared.withColumn(key, contract.normalizedKey(key));
+    for (Map.Entry<String, String> r : refused.entrySet()) {
+      record(List.of(r.getKey()), "OPEN", by, "release refused: " + r.getValue());
     }
-    prepared =
-        prepared
-            .withColumn(SilverContract.PAYLOAD_HASH, contract.payloadHash())
-            .withColumn("__is_delete", contract.isDelete());
-    SilverTables tables = context.tables();
-    String seqS = contract.sequenceSql("s");
-    String seqT = contract.sequenceSql("t");
-    Map<String, String> values = new LinkedHashMap<>();
-    for (String c : contract.silverColumns()) {
-      values.put(c, "s." + SqlNames.quote(c));
-    }
-    values.put(SilverContract.PAYLOAD_HASH, "s." + SilverContract.PAYLOAD_HASH);
-    values.put(SilverContract.STORED_SOURCE_FILE, "s." + SqlNames.quote(Columns.SOURCE_FILE));
-    values.put(SilverContract.BRONZE_VERSION, "CAST(NULL AS BIGINT)");
-    values.put(SilverContract.APPLIED_AT, "current_timestamp()");
-    values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
-    // A tombstone at or after the released sequence keeps the key deleted.
-    Dataset<Row> dead =
-        tables
-            .tombstones()
-            .select(SqlNames.columns(contract.keys()))
-            .join(
-                prepared.select(SqlNames.columns(contract.keys())),
-                scala.jdk.javaapi.CollectionConverters.asScala(contract.keys()).toSeq(),
-                "left_semi");
-    Dataset<Row> applicable =
-        prepared.join(
-            dead,
-            scala.jdk.javaapi.CollectionConverters.asScala(contract.keys()).toSeq(),
-            "left_anti");
-    Row metrics =
-        tables
-            .silverTable()
-            .as("t")
-            .merge(applicable.as("s"), contract.keyCondition("t", "s"))
-            .whenMatched("s.__is_delete AND " + seqS + " >= " + seqT)
-            .delete()
-            .whenMatched(seqS + " >= " + seqT)
-            .updateExpr(values)
-            .whenNotMatched("NOT s.__is_delete")
-            .insertExpr(values)
-            .execute()
-            .first();
-    decide(ids, "RELEASED", by, why);
-    return metrics.getLong(metrics.fieldIndex("num_affected_rows"));
+    CrashPoints.maybeCrash(CrashPoints.QUARANTINE_AFTER_DECISION);
+    long changed = report == null ? 0 : report.inserted() + report.updated() + report.deleted();
+    return new Released(ids.size() - refused.size(), changed, refused);
   }
 
-  private Dataset<Row> selected(List<String> ids) {
-    Dataset<Row> chosen = open().where(col("quarantine_id").isin(ids.toArray()));
-    long found = chosen.count();
-    if (found != ids.size()) {
-      throw SilverErrors.quarantineIdsNotOpen(found, ids.size());
+  /**
+   * The ids still open. An id already closed with this very decision (a rerun after a crash) is
+   * done; any other id that is not open is an error.
+   */
+  private List<String> pending(List<String> ids, String status, String by, String why) {
+    List<Row> rows =
+        spark
+            .read()
+            .format("delta")
+            .load(config.requireSilver().quarantinePath())
+            .where(col("quarantine_id").isin(ids.toArray()))
+            .select("quarantine_id", "status", "decided_by", "decision")
+            .collectAsList();
+    List<String> open = new java.util.ArrayList<>();
+    long done = 0;
+    for (Row r : rows) {
+      if ("OPEN".equals(r.getString(1))) {
+        open.add(r.getString(0));
+      } else if (status.equals(r.getString(1))
+          && by.equals(r.getString(2))
+          && why.equals(r.getString(3))) {
+        done++;
+      }
     }
-    return chosen;
+    if (open.size() + done != ids.size()) {
+      throw SilverErrors.quarantineIdsNotOpen(open.size(), ids.size());
+    }
+    return open;
   }
 
-  private long decide(List<String> ids, String status, String by, String why) {
+  private static void requireDecision(String by, String why) {
     if (by == null || by.isBlank() || why == null || why.isBlank()) {
       throw SilverErrors.decisionWithoutAuthor();
     }
-    selected(ids);
+  }
+
+  private long decide(List<String> ids, String status, String by, String why) {
+    requireDecision(by, why);
+    OpsContext.open(config, spark);
+    List<String> open = pending(ids, status, by, why);
+    if (!open.isEmpty()) {
+      record(open, status, by, why);
+    }
+    CrashPoints.maybeCrash(CrashPoints.QUARANTINE_AFTER_DECISION);
+    return ids.size();
+  }
+
+  /** Records a decision on open rows. */
+  private void record(List<String> ids, String status, String by, String why) {
     Map<String, org.apache.spark.sql.Column> set = new LinkedHashMap<>();
     set.put("status", lit(status));
     set.put("decided_by", lit(by));
@@ -157,6 +163,5 @@ public final class QuarantineOps {
         .tables()
         .quarantineTable()
         .update(col("quarantine_id").isin(ids.toArray()).and(col("status").equalTo("OPEN")), set);
-    return ids.size();
   }
 }

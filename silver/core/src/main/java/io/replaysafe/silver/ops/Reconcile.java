@@ -1,14 +1,19 @@
 package io.replaysafe.silver.ops;
 
+import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
+import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SqlNames;
+import io.replaysafe.silver.BatchCommits;
+import io.replaysafe.silver.BatchPreparation;
+import io.replaysafe.silver.SilverBatchProcessor;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverTables;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
@@ -17,8 +22,9 @@ import org.apache.spark.sql.SparkSession;
 /**
  * Compares a source-of-truth extract of keys with silver (seed 003's hard deletes that never
  * produced an event). Keys silver holds and the source does not are reported; with apply they are
- * deleted through the tombstone mechanism at their stored sequence, so an older or replayed event
- * cannot bring them back while a genuinely newer one still can.
+ * deleted as a silver batch of delete events at their stored sequence (same planning, MERGEs,
+ * tombstones and run log as a silver run), so an older or replayed event cannot bring them back
+ * while a genuinely newer one still can.
  */
 public final class Reconcile {
   static final int SAMPLE = 20;
@@ -43,6 +49,13 @@ public final class Reconcile {
     OpsContext context = OpsContext.open(config, spark).requireCurrentState("reconcile");
     SilverContract contract = context.contract();
     SilverTables tables = context.tables();
+    SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
+    String identity = BatchCommits.fingerprint(sourceKeys.keys());
+    BatchCommits commits = BatchCommits.ofOperation(spark, "reconcile", identity);
+    if (apply) {
+      // A reconcile that died part-way is undone first, so it plans against the same silver.
+      processor.rollBackInterrupted(commits);
+    }
     Dataset<Row> source =
         spark.createDataset(sourceKeys.keys(), Encoders.STRING()).toDF("__key").distinct();
     Dataset<Row> silver =
@@ -59,45 +72,41 @@ public final class Reconcile {
             .limit(SAMPLE)
             .as(Encoders.STRING())
             .collectAsList();
+    long silverKeys = silver.count();
     if (apply && missingCount > 0) {
-      deleteWithTombstones(missing, tables, contract, sourceName);
+      long version = tables.silverTable().history(1).head().getLong(0);
+      processor.process(
+          asDeletes(missing, contract, sourceName),
+          0,
+          "reconcile-" + identity + "-v" + version,
+          commits);
     }
-    return new Outcome(
-        silver.count(), source.count(), missingCount, sample, apply && missingCount > 0);
+    return new Outcome(silverKeys, source.count(), missingCount, sample, apply && missingCount > 0);
   }
 
-  private void deleteWithTombstones(
-      Dataset<Row> missing, SilverTables tables, SilverContract contract, String sourceName) {
-    // Tombstones first: if the run stops between the two writes, the key is already protected
-    // and a rerun finds it still missing and deletes it.
-    Map<String, String> tombstone = new LinkedHashMap<>();
-    for (String c : contract.silver().identityColumns()) {
-      tombstone.put(c, "s." + SqlNames.quote(c));
+  /**
+   * The missing keys as delete events at their stored sequence, through the silver batch path: the
+   * conflict with the stored version at that sequence is waived (the decision to delete is the
+   * source of truth's), and the tombstone keeps an older or replayed event from bringing the key
+   * back while a genuinely newer one still can.
+   */
+  private Dataset<Row> asDeletes(Dataset<Row> missing, SilverContract contract, String sourceName) {
+    List<Column> columns = new ArrayList<>();
+    var schema = config.source().schema();
+    for (String c : contract.pipeline().businessColumns()) {
+      columns.add(
+          contract.silverColumns().contains(c)
+              ? col(SqlNames.quote(c))
+              : lit(null).cast(schema.apply(c).dataType()).as(c));
     }
-    tombstone.put(SilverContract.PAYLOAD_HASH, "s." + SilverContract.PAYLOAD_HASH);
-    tombstone.put(SilverContract.STORED_SOURCE_FILE, "s.__reason");
-    tombstone.put(SilverContract.BRONZE_VERSION, "s." + SilverContract.BRONZE_VERSION);
-    tombstone.put("__deleted_at", "current_timestamp()");
-    // The stored row's hash keeps the contract version it was made under.
-    tombstone.put(SilverContract.HASH_VERSION, "s." + SilverContract.HASH_VERSION);
-    Dataset<Row> source =
-        missing.withColumn(
-            "__reason", lit("reconcile: missing from source-of-truth " + sourceName));
-    tables
-        .tombstoneTable()
-        .as("t")
-        .merge(source.as("s"), contract.keyCondition("t", "s"))
-        .whenMatched()
-        .updateExpr(tombstone)
-        .whenNotMatched()
-        .insertExpr(tombstone)
-        .execute();
-    tables
-        .silverTable()
-        .as("t")
-        .merge(source.as("s"), contract.keyCondition("t", "s"))
-        .whenMatched()
-        .delete()
-        .execute();
+    columns.add(lit(null).cast("string").as(config.source().rescuedDataColumn()));
+    columns.add(lit(null).cast("string").as(Columns.CORRUPT_RECORD));
+    columns.add(
+        lit("reconcile: missing from source-of-truth " + sourceName).as(Columns.SOURCE_FILE));
+    columns.add(lit(null).cast("timestamp").as(Columns.INGESTED_AT));
+    columns.add(col(SilverContract.BRONZE_VERSION).as("_commit_version"));
+    columns.add(lit(true).as(BatchPreparation.FORCE_DELETE));
+    columns.add(lit(true).as(BatchPreparation.WAIVED));
+    return missing.select(columns.toArray(Column[]::new));
   }
 }

@@ -2,12 +2,12 @@ package io.replaysafe.silver.ops;
 
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SqlNames;
+import io.replaysafe.silver.BatchCommits;
 import io.replaysafe.silver.BatchReport;
 import io.replaysafe.silver.SilverBatchProcessor;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverTables;
 import java.util.List;
-import java.util.UUID;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -35,6 +35,11 @@ public final class Repair {
     SilverContract contract = context.contract();
     SilverTables tables = context.tables();
     tables.ensureExist();
+    SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
+    String identity = BatchCommits.fingerprint(keys.keys());
+    BatchCommits commits = BatchCommits.ofOperation(spark, "repair", identity);
+    // A repair that died part-way is undone first, so it plans against the same silver.
+    processor.rollBackInterrupted(commits);
     Dataset<Row> bronze =
         spark
             .read()
@@ -46,9 +51,8 @@ public final class Repair {
             .where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"))
             .where(KeySelection.displayOfRaw(contract).isin(keys.keys().toArray()));
     List<String> before = rowsOf(tables, contract, keys);
-    String runId = "repair-" + UUID.randomUUID();
-    BatchReport report =
-        new SilverBatchProcessor(spark, contract, tables).process(bronze, 0, runId);
+    String runId = "repair-" + identity + "-v" + tables.silverTable().history(1).head().getLong(0);
+    BatchReport report = processor.process(bronze, 0, runId, commits);
     return new Outcome(before, rowsOf(tables, contract, keys), report);
   }
 

@@ -1,0 +1,217 @@
+package io.replaysafe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaysafe.common.CrashPoints;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * The crash matrix: a scenario (deliveries and operations, each one CLI command) is run once
+ * without faults, and once per crash point with the chosen step run by a child JVM armed with that
+ * point (it must die with exit 137), rerun, and the remaining steps run; then every table silver
+ * owns must equal the fault-free run's, except run ids, timestamps and the temporary directory.
+ */
+final class CrashMatrix {
+  /** One step: a file landed first (or none), then one CLI command. */
+  record Step(String name, List<String> delivery, Function<Pipeline, List<String>> command) {}
+
+  /** A pipeline directory with its pipeline file. */
+  record Pipeline(SparkSession spark, Path dir, Path file) {
+    String path(String name) {
+      return dir.resolve(name).toString();
+    }
+
+    /** The quarantine id of the open row whose raw payload contains {@code text}. */
+    String quarantineId(String text) {
+      return spark
+          .read()
+          .format("delta")
+          .load(path("silver_quarantine"))
+          .where(
+              org.apache
+                  .spark
+                  .sql
+                  .functions
+                  .col("raw_payload")
+                  .contains(text)
+                  .and(org.apache.spark.sql.functions.col("status").equalTo("OPEN")))
+          .select("quarantine_id")
+          .first()
+          .getString(0);
+    }
+  }
+
+  private CrashMatrix() {}
+
+  static String orders(long id, long version, String status) {
+    return "{\"order_id\":"
+        + id
+        + ",\"source_version\":"
+        + version
+        + ",\"status\":"
+        + (status == null ? "null" : "\"" + status + "\"")
+        + ",\"op\":\"UPSERT\"}";
+  }
+
+  static String delete(long id, long version) {
+    return "{\"order_id\":" + id + ",\"source_version\":" + version + ",\"op\":\"DELETE\"}";
+  }
+
+  static Pipeline create(SparkSession spark, Path dir, String silverYaml) throws IOException {
+    String yaml =
+        "name: orders\nsource:\n  path: "
+            + dir.resolve("landing")
+            + "\n  schema: \"order_id BIGINT, source_version BIGINT, status STRING, op STRING\""
+            + "\nbronze:\n  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("checkpoints/bronze")
+            + "\nsilver:\n  path: "
+            + dir.resolve("silver")
+            + "\n  checkpoint: "
+            + dir.resolve("checkpoints/silver")
+            + "\n"
+            + silverYaml.indent(2);
+    Files.createDirectories(dir.resolve("landing"));
+    return new Pipeline(spark, dir, Files.writeString(dir.resolve("pipeline.yaml"), yaml));
+  }
+
+  /** Runs every step in this JVM; returns the tables afterwards. */
+  static Map<String, List<String>> faultFree(Pipeline p, List<Step> steps) throws IOException {
+    for (int i = 0; i < steps.size(); i++) {
+      runInProcess(p, steps, i);
+    }
+    return tables(p);
+  }
+
+  /**
+   * Runs the steps before {@code crashStep} in this JVM, that step in a child JVM armed with {@code
+   * point}, then reruns it and the rest in this JVM; returns the tables afterwards.
+   */
+  static Map<String, List<String>> crashed(
+      Pipeline p, List<Step> steps, int crashStep, String point) throws Exception {
+    for (int i = 0; i < crashStep; i++) {
+      runInProcess(p, steps, i);
+    }
+    Step step = steps.get(crashStep);
+    deliver(p, crashStep, step);
+    Path log = p.dir().resolve("child-" + point + ".log");
+    int exit = runChild(p, step.command().apply(p), point, log);
+    assertThat(exit)
+        .as("the child running step '%s' must die at %s; its log: %s", step.name(), point, log)
+        .isEqualTo(CrashPoints.EXIT_CODE);
+    assertThat(Files.readString(log)).contains("crash point " + point + " reached");
+    runCommand(p, step);
+    for (int i = crashStep + 1; i < steps.size(); i++) {
+      runInProcess(p, steps, i);
+    }
+    return tables(p);
+  }
+
+  private static void runInProcess(Pipeline p, List<Step> steps, int i) throws IOException {
+    deliver(p, i, steps.get(i));
+    runCommand(p, steps.get(i));
+  }
+
+  private static void runCommand(Pipeline p, Step step) {
+    CliRunner.Outcome outcome = CliRunner.run(step.command().apply(p).toArray(String[]::new));
+    assertThat(outcome.exitCode())
+        .as("step '%s': %s%s", step.name(), outcome.out(), outcome.err())
+        .isZero();
+  }
+
+  private static void deliver(Pipeline p, int index, Step step) throws IOException {
+    if (!step.delivery().isEmpty()) {
+      Path file = p.dir().resolve("landing").resolve(String.format("step-%02d.json", index));
+      if (!Files.exists(file)) {
+        Files.writeString(file, String.join("\n", step.delivery()) + "\n");
+      }
+    }
+  }
+
+  /** {@code replaysafe ARGS} in a child JVM with the crash point armed; returns its exit code. */
+  static int runChild(Pipeline p, List<String> args, String point, Path log) throws Exception {
+    List<String> command = new ArrayList<>();
+    command.add(
+        ProcessHandle.current()
+            .info()
+            .command()
+            .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
+    command.add("-Xmx768m");
+    command.add("-XX:TieredStopAtLevel=1");
+    command.add("-XX:+UseSerialGC");
+    for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+      if (arg.startsWith("--add-opens")
+          || arg.startsWith("--add-exports")
+          || arg.startsWith("-Djdk.reflect.")
+          || arg.startsWith("-Dio.netty.")) {
+        command.add(arg);
+      }
+    }
+    command.add("-Dspark.sql.codegen.wholeStage=false");
+    command.add("-Dspark.sql.codegen.factoryMode=NO_CODEGEN");
+    command.add("-Dreplaysafe.sparkLogLevel=ERROR");
+    command.add("-D" + CrashPoints.PROPERTY + "=" + point);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add("io.replaysafe.cli.Main");
+    command.addAll(args);
+    ProcessBuilder builder =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
+    builder.environment().putIfAbsent("SPARK_LOCAL_IP", "127.0.0.1");
+    Process process = builder.start();
+    if (!process.waitFor(10, TimeUnit.MINUTES)) {
+      process.destroyForcibly().waitFor();
+      throw new IllegalStateException("the child did not stop within 10 minutes; log: " + log);
+    }
+    return process.exitValue();
+  }
+
+  /**
+   * Every table of the pipeline as sorted JSON lines, without what differs between two runs by
+   * design: run ids, timestamps, the temporary directory, and the quarantine id (a hash that
+   * includes bronze's ingestion time).
+   */
+  static Map<String, List<String>> tables(Pipeline p) {
+    Map<String, List<String>> tables = new LinkedHashMap<>();
+    tables.put("bronze", read(p, "bronze", "ingested_at", "source_file_mtime", "source_file_size"));
+    tables.put("silver", read(p, "silver", "__applied_at"));
+    tables.put("tombstones", read(p, "silver_tombstones", "__deleted_at"));
+    tables.put("events", read(p, "silver_events", "__applied_at"));
+    tables.put("truncates", read(p, "silver_truncates", "__truncated_at"));
+    tables.put(
+        "quarantine",
+        read(p, "silver_quarantine", "quarantine_id", "quarantined_at", "run_id", "decided_at"));
+    tables.put("runs", read(p, "silver_runs", "run_id", "started_at", "seconds"));
+    return tables;
+  }
+
+  private static List<String> read(Pipeline p, String name, String... ignored) {
+    Path table = p.dir().resolve(name);
+    if (!Files.exists(table.resolve("_delta_log"))) {
+      return List.of();
+    }
+    Dataset<Row> df = p.spark().read().format("delta").load(table.toString()).drop(ignored);
+    String prefix = p.dir().toUri().toString();
+    return df.toJSON().collectAsList().stream()
+        .map(
+            json ->
+                json.replace(prefix, "<dir>/")
+                    .replace(prefix.replace("file:///", "file:/"), "<dir>/")
+                    .replace(p.dir().toString(), "<dir>"))
+        .sorted()
+        .toList();
+  }
+}

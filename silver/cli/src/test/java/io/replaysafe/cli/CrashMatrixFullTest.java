@@ -1,0 +1,65 @@
+package io.replaysafe.cli;
+
+import io.replaysafe.common.CrashPoints;
+import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every crash point of the crash matrix, each killing a child JVM at that point during the step
+ * that reaches it, then rerunning: the tables must equal the fault-free run's. Slow (one child JVM
+ * per case), so it runs only with {@code -Pcrash-matrix}.
+ */
+@Tag("crash-matrix")
+class CrashMatrixFullTest extends SparkTestBase {
+  @TempDir Path dir;
+
+  static Stream<Arguments> cases() {
+    String scd1 = CrashScenarios.SCD1;
+    String scd2 = CrashScenarios.SCD2;
+    String delivery = "delivery 2";
+    Stream<Arguments> currentState =
+        Stream.of(
+                CrashPoints.BRONZE_MID_WRITE,
+                CrashPoints.BRONZE_BEFORE_CHECKPOINT_COMMIT,
+                CrashPoints.BRONZE_AFTER_CHECKPOINT_COMMIT,
+                CrashPoints.SILVER_AFTER_QUARANTINE,
+                CrashPoints.SILVER_AFTER_TRUNCATE_WATERMARK,
+                CrashPoints.SILVER_AFTER_MERGE,
+                CrashPoints.SILVER_AFTER_TOMBSTONE_MERGE,
+                CrashPoints.SILVER_AFTER_RUN_LOG,
+                CrashPoints.SILVER_BEFORE_CHECKPOINT_COMMIT)
+            .map(point -> Arguments.of(scd1, delivery, point));
+    Stream<Arguments> history =
+        Stream.of(
+                CrashPoints.SILVER_AFTER_QUARANTINE,
+                CrashPoints.SILVER_AFTER_EVENTS_MERGE,
+                CrashPoints.SILVER_AFTER_MERGE,
+                CrashPoints.SILVER_AFTER_RUN_LOG,
+                CrashPoints.SILVER_BEFORE_CHECKPOINT_COMMIT)
+            .map(point -> Arguments.of(scd2, delivery, point));
+    Stream<Arguments> operations =
+        Stream.of(
+            Arguments.of(scd1, "release", CrashPoints.SILVER_AFTER_MERGE),
+            Arguments.of(scd1, "release", CrashPoints.SILVER_AFTER_RUN_LOG),
+            Arguments.of(scd1, "release", CrashPoints.QUARANTINE_BEFORE_DECISION),
+            Arguments.of(scd1, "release", CrashPoints.QUARANTINE_AFTER_DECISION),
+            Arguments.of(scd1, "discard", CrashPoints.QUARANTINE_AFTER_DECISION),
+            Arguments.of(scd1, "reconcile", CrashPoints.SILVER_AFTER_MERGE),
+            Arguments.of(scd1, "reconcile", CrashPoints.SILVER_AFTER_TOMBSTONE_MERGE),
+            Arguments.of(scd1, "repair", CrashPoints.SILVER_AFTER_RUN_LOG),
+            Arguments.of(scd2, "discard", CrashPoints.QUARANTINE_AFTER_DECISION));
+    return Stream.of(currentState, history, operations).flatMap(s -> s);
+  }
+
+  @ParameterizedTest(name = "{0}: crash at {2} during ''{1}''")
+  @MethodSource("cases")
+  void convergesToTheFaultFreeTables(String scenario, String step, String point) throws Exception {
+    CrashMatrixTest.assertConverges(dir, scenario, step, point);
+  }
+}

@@ -1,0 +1,50 @@
+package io.replaysafe.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaysafe.common.CrashPoints;
+import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The crash matrix's representative cases, in the default suite: the window between the silver
+ * MERGE and the tombstone MERGE (current state), and the one between the events MERGE and the
+ * history MERGE (history). {@link CrashMatrixFullTest} runs every point. Tagged {@code
+ * crash-matrix} (run with {@code -Pcrash-matrix}) until it is measured green on a quiet machine:
+ * each case takes minutes (a child JVM and two scenario runs), more on a loaded one.
+ */
+@Tag("crash-matrix")
+class CrashMatrixTest extends SparkTestBase {
+  @TempDir Path dir;
+
+  static void assertConverges(Path dir, String scenario, String step, String point)
+      throws Exception {
+    Map<String, List<String>> expected = CrashScenarios.faultFree(spark, dir, scenario);
+    CrashMatrix.Pipeline p =
+        CrashMatrix.create(
+            spark, dir.resolve(scenario + "-" + point), CrashScenarios.silverYaml(scenario));
+    Map<String, List<String>> actual =
+        CrashMatrix.crashed(
+            p, CrashScenarios.steps(scenario), CrashScenarios.stepIndex(scenario, step), point);
+    for (String table : expected.keySet()) {
+      assertThat(actual.get(table))
+          .as("%s after a crash at %s during '%s' and a rerun", table, point, step)
+          .containsExactlyElementsOf(expected.get(table));
+    }
+  }
+
+  @Test
+  void currentStateConvergesAfterACrashBetweenTheSilverAndTheTombstoneMerge() throws Exception {
+    assertConverges(dir, CrashScenarios.SCD1, "delivery 2", CrashPoints.SILVER_AFTER_MERGE);
+  }
+
+  @Test
+  void historyConvergesAfterACrashBetweenTheEventsAndTheHistoryMerge() throws Exception {
+    assertConverges(dir, CrashScenarios.SCD2, "delivery 2", CrashPoints.SILVER_AFTER_EVENTS_MERGE);
+  }
+}
