@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -227,6 +228,8 @@ class CliTest extends SparkTestBase {
             "{\"order_id\":106,\"source_version\":1,\"status\":\"Created\",\"amount\":12.0");
   }
 
+  // Slow (a second demo over s3a); runs in .ci/run with -Pslow.
+  @Tag("slow")
   @Test
   void historyDemoPlacesALateEventInThePast() {
     CliRunner.Outcome demo = run("demo", "--scd2");

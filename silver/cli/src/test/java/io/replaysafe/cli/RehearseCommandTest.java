@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -64,6 +65,8 @@ class RehearseCommandTest extends SparkTestBase {
    * rehearsal creates its buckets there, passes every step, and a second rehearsal of the same
    * paths is refused before anything is written.
    */
+  // Slow (a second JVM); runs in .ci/run with -Pslow.
+  @Tag("slow")
   @Test
   void rehearsalAgainstAnEndpointStartedAsASeparateProcess() throws Exception {
     EmbeddedS3Server.S3Credentials credentials =

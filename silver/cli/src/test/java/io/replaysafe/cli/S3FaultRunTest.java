@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * connections reset mid-response, latency spikes): it succeeds or exits 4 (retryable), never 1 or
  * 2, and a rerun converges to the tables of a fault-free run of the same input.
  */
+// Slow (a full run through a faulty proxy, then a rerun); runs in .ci/run with -Pslow.
+@Tag("slow")
 class S3FaultRunTest extends SparkTestBase {
   @TempDir Path dir;
 

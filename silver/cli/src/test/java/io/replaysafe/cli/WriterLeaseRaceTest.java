@@ -20,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code -Dreplaysafe.raceRounds=20} runs the 20 of issue 12 (the lease-level race in
  * PipelineLeaseTest runs 20 rounds every time).
  */
+// Slow (40 races); runs in .ci/run with -Pslow, after the suite.
+@Tag("slow")
 class WriterLeaseRaceTest extends SparkTestBase {
   static final int ROUNDS = Integer.getInteger("replaysafe.raceRounds", 3);
   static final String HELD = "another writer holds this pipeline's lease";

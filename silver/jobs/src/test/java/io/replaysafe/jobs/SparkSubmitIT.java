@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -28,6 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * and the previous one (the root POM's {@code *.previous.version}), each resolved by Maven, so the
  * same jar is proven on both.
  */
+// Slow (spark-submit child JVMs); runs in .ci/run with -Pslow.
+@Tag("slow")
 class SparkSubmitIT extends SparkTestBase {
   /** Spark settings a two-core CI machine needs; a cluster would pass its own. */
   static final List<String> SMALL =
