@@ -244,9 +244,16 @@ public final class BadFiles {
     }
   }
 
+  /**
+   * The error recorded is the innermost I/O error: it names the file and the kind of failure (S3A's
+   * {@code AccessDeniedException} or {@code FileNotFoundException}, a codec's {@code
+   * EOFException}); a cause below it is the client library's detail, which names neither.
+   */
   static BadFile bad(String path, FileStatus status, Throwable e) {
     Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
+    while (root.getCause() != null
+        && root.getCause() != root
+        && (root.getCause() instanceof IOException || !(root instanceof IOException))) {
       root = root.getCause();
     }
     return new BadFile(
