@@ -245,9 +245,10 @@ public final class BadFiles {
   }
 
   /**
-   * The error recorded is the innermost I/O error: it names the file and the kind of failure (S3A's
-   * {@code AccessDeniedException} or {@code FileNotFoundException}, a codec's {@code
-   * EOFException}); a cause below it is the client library's detail, which names neither.
+   * The error recorded is the innermost I/O error: it names the file and the kind of failure (the
+   * S3 client's {@code IOException} naming the object and the 403, S3A's {@code
+   * FileNotFoundException}, a codec's {@code EOFException}); a cause below it is the SDK's
+   * exception, which does not name the file.
    */
   static BadFile bad(String path, FileStatus status, Throwable e) {
     Throwable root = e;
