@@ -244,9 +244,17 @@ public final class BadFiles {
     }
   }
 
+  /**
+   * The error recorded is the innermost I/O error: it names the file and the kind of failure (the
+   * S3 client's {@code IOException} naming the object and the 403, S3A's {@code
+   * FileNotFoundException}, a codec's {@code EOFException}); a cause below it is the SDK's
+   * exception, which does not name the file.
+   */
   static BadFile bad(String path, FileStatus status, Throwable e) {
     Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
+    while (root.getCause() != null
+        && root.getCause() != root
+        && (root.getCause() instanceof IOException || !(root instanceof IOException))) {
       root = root.getCause();
     }
     return new BadFile(

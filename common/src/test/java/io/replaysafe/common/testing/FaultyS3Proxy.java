@@ -8,9 +8,12 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -21,6 +24,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * seeded share of them fail: {@code 503 SlowDown} without reaching the store, the connection reset
  * in the middle of the response, or a latency spike before forwarding. Signatures stay valid: the
  * request, Host header included, is forwarded unchanged but for {@code Connection: close}.
+ *
+ * <p>Besides the seeded faults, reads of one object can be made to fail, deterministically: its GET
+ * ({@link #failGet}), or its GET and HEAD ({@link #failGetAndHead}), are answered with an S3 error
+ * while listings, which the proxy forwards unchanged, still show it. Only path-style requests are
+ * matched.
  */
 public final class FaultyS3Proxy implements AutoCloseable {
   public enum Fault {
@@ -28,6 +36,26 @@ public final class FaultyS3Proxy implements AutoCloseable {
     SLOW_DOWN,
     RESET,
     LATENCY
+  }
+
+  /** How reads of one object fail; see {@link #failGet} and {@link #failGetAndHead}. */
+  public enum ObjectFault {
+    /** Permission denied: {@code 403 AccessDenied}. */
+    ACCESS_DENIED(403, "Forbidden", "AccessDenied", "Access Denied"),
+    /** Gone since it was listed: {@code 404 NoSuchKey}. */
+    NO_SUCH_KEY(404, "Not Found", "NoSuchKey", "The specified key does not exist.");
+
+    private final int status;
+    private final String reason;
+    private final String code;
+    private final String message;
+
+    ObjectFault(int status, String reason, String code, String message) {
+      this.status = status;
+      this.reason = reason;
+      this.code = code;
+      this.message = message;
+    }
   }
 
   private final ServerSocket server;
@@ -42,7 +70,15 @@ public final class FaultyS3Proxy implements AutoCloseable {
   private final AtomicLong slowDowns = new AtomicLong();
   private final AtomicLong resets = new AtomicLong();
   private final AtomicLong spikes = new AtomicLong();
+  private final AtomicLong objectFaults = new AtomicLong();
+  private final Map<String, ObjectFault> failingGets = new ConcurrentHashMap<>();
+  private final Map<String, ObjectFault> failingHeads = new ConcurrentHashMap<>();
   private volatile boolean faulty = true;
+
+  /** A proxy without seeded faults, for tests that only need {@link #failGet} and the like. */
+  public FaultyS3Proxy(URI upstream) throws IOException {
+    this(upstream, 0, 0, 0, 0, 0);
+  }
 
   /**
    * @param slowDown share of requests answered 503 SlowDown
@@ -71,12 +107,37 @@ public final class FaultyS3Proxy implements AutoCloseable {
     this.faulty = on;
   }
 
+  /**
+   * From now on every GET of {@code key} in {@code bucket} is answered with {@code fault} without
+   * reaching the store; HEAD and listings still show the object, as when it is deleted after a
+   * reader looked it up, or its content is denied (an SSE-KMS key the reader may not use).
+   * Independent of {@link #faulty}.
+   */
+  public void failGet(String bucket, String key, ObjectFault fault) {
+    failingGets.put("/" + bucket + "/" + key, fault);
+  }
+
+  /**
+   * Like {@link #failGet}, and HEAD of the object fails the same way: only listings still show it,
+   * as when it is deleted after a listing, or a bucket policy denies reading it.
+   */
+  public void failGetAndHead(String bucket, String key, ObjectFault fault) {
+    failGet(bucket, key, fault);
+    failingHeads.put("/" + bucket + "/" + key, fault);
+  }
+
   public long requests() {
     return requests.get();
   }
 
+  /** Seeded faults injected so far (not counting {@link #objectFaults()}). */
   public long faults() {
     return slowDowns.get() + resets.get() + spikes.get();
+  }
+
+  /** Reads answered with an {@link ObjectFault} so far. */
+  public long objectFaults() {
+    return objectFaults.get();
   }
 
   public String summary() {
@@ -134,8 +195,14 @@ public final class FaultyS3Proxy implements AutoCloseable {
       String method = head.substring(0, head.indexOf(' '));
       long length = contentLength(head);
       boolean expectContinue = header(head, "expect") != null;
-      Fault fault = choose();
       OutputStream toClient = client.getOutputStream();
+      ObjectFault objectFault = objectFault(head, method);
+      if (objectFault != null) {
+        objectFaults.incrementAndGet();
+        answer(toClient, objectFault, "HEAD".equals(method));
+        return;
+      }
+      Fault fault = choose();
       if (fault == Fault.SLOW_DOWN) {
         slowDowns.incrementAndGet();
         if (!expectContinue) {
@@ -178,6 +245,45 @@ public final class FaultyS3Proxy implements AutoCloseable {
     } catch (IOException | InterruptedException e) {
       // The client or the store went away: nothing to report for a fault injector.
     }
+  }
+
+  /** The fault set for the object a GET or HEAD reads, if any. */
+  private ObjectFault objectFault(String head, String method) {
+    Map<String, ObjectFault> failing =
+        switch (method) {
+          case "GET" -> failingGets;
+          case "HEAD" -> failingHeads;
+          default -> Map.of();
+        };
+    if (failing.isEmpty()) {
+      return null;
+    }
+    String target = head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
+    int query = target.indexOf('?');
+    String path =
+        URLDecoder.decode(query < 0 ? target : target.substring(0, query), StandardCharsets.UTF_8);
+    return failing.get(path);
+  }
+
+  private static void answer(OutputStream toClient, ObjectFault fault, boolean head)
+      throws IOException {
+    String body =
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>"
+            + fault.code
+            + "</Code><Message>"
+            + fault.message
+            + "</Message><RequestId>FAULT</RequestId></Error>";
+    toClient.write(
+        ("HTTP/1.1 "
+                + fault.status
+                + " "
+                + fault.reason
+                + "\r\nContent-Type: application/xml\r\nContent-Length: "
+                + (head ? 0 : body.length())
+                + "\r\nConnection: close\r\n\r\n"
+                + (head ? "" : body))
+            .getBytes(StandardCharsets.US_ASCII));
+    toClient.flush();
   }
 
   /** Copies the response; with {@code cut}, resets the client connection halfway through it. */

@@ -1,0 +1,173 @@
+package io.replaysafe.bronze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaysafe.common.config.ConfigLoader;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.StorageConfig;
+import io.replaysafe.common.s3.EmbeddedS3Server;
+import io.replaysafe.common.testing.FaultyS3Proxy;
+import io.replaysafe.common.testing.FaultyS3Proxy.ObjectFault;
+import io.replaysafe.common.testing.S3LandingZone;
+import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Issue 10 on S3: an object listed but then denied (403 AccessDenied) or gone (404 NoSuchKey) is
+ * skipped and recorded as a bad file, counted in the result, and the run neither fails nor stalls.
+ * The landing bucket is read through a proxy that answers the reads of those two objects with the
+ * error while listings still show them.
+ */
+class BronzeUnreadableS3FilesTest extends SparkTestBase {
+  private static final String BUCKET = "unreadable-landing";
+  private static final String GOOD = "s3a://" + BUCKET + "/o/a-good.json";
+  private static final String DENIED = "s3a://" + BUCKET + "/o/b-denied.json";
+  private static final String VANISHED = "s3a://" + BUCKET + "/o/c-vanished.json";
+
+  @TempDir Path dir;
+
+  /** Listed and looked up (HEAD), then the GET fails: the file is read in the batch's tasks. */
+  @Test
+  @Timeout(300) // a guard against a stall: about 25 s on an idle machine
+  void skipsAndRecordsObjectsDeniedOrGoneWhenRead() throws Exception {
+    try (EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of(BUCKET));
+        FaultyS3Proxy proxy = new FaultyS3Proxy(server.endpoint())) {
+      land(server);
+      proxy.failGet(BUCKET, "o/b-denied.json", ObjectFault.ACCESS_DENIED);
+      proxy.failGet(BUCKET, "o/c-vanished.json", ObjectFault.NO_SUCH_KEY);
+      PipelineConfig config = config(proxy);
+
+      BronzeResult result = BronzeIngest.from(config, spark).execute();
+
+      assertSkippedAndRecorded(result, config);
+      BadFiles badFiles = new BadFiles(config, spark);
+      assertThat(
+              rows(
+                  badFiles
+                      .unresolved()
+                      .selectExpr(
+                          "path",
+                          "size",
+                          "mtime IS NOT NULL",
+                          "error_class",
+                          "error_message",
+                          "batch_id",
+                          "status")))
+          .containsExactly(
+              DENIED
+                  + "|9|true|java.io.IOException|Server error accessing s3://"
+                  + BUCKET
+                  + "/o/b-denied.json, request failed with: Access Denied (Service: S3, Status"
+                  + " Code: 403, Request ID: FAULT) (SDK Attempt Count: 1)|0|open",
+              VANISHED
+                  + "|9|true|java.io.FileNotFoundException|Object not found s3://"
+                  + BUCKET
+                  + "/o/c-vanished.json|0|open");
+
+      assertSecondRunRecordsNothingTwice(config, proxy);
+    }
+  }
+
+  /**
+   * Listed, then every lookup fails (HEAD and GET): the file stream source fails while planning the
+   * batch (it looks each file up), before any task reads it.
+   */
+  @Test
+  @Timeout(300) // a guard against a stall: about 25 s on an idle machine
+  @Disabled(
+      "Not handled yet: a 403 on HEAD fails every run in the file source's planning"
+          + " (AccessDeniedException from getFileStatus, not FAILED_READ_FILE), so the pipeline"
+          + " stalls; a 404 on HEAD is dropped by Spark's file index with only a warning, so the"
+          + " file is lost silently (the run reports 1 file and no bad file)")
+  void skipsAndRecordsObjectsDeniedOrGoneWhenLookedUp() throws Exception {
+    try (EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of(BUCKET));
+        FaultyS3Proxy proxy = new FaultyS3Proxy(server.endpoint())) {
+      land(server);
+      proxy.failGetAndHead(BUCKET, "o/b-denied.json", ObjectFault.ACCESS_DENIED);
+      proxy.failGetAndHead(BUCKET, "o/c-vanished.json", ObjectFault.NO_SUCH_KEY);
+      PipelineConfig config = config(proxy);
+
+      BronzeResult result = BronzeIngest.from(config, spark).execute();
+
+      assertSkippedAndRecorded(result, config);
+      assertThat(
+              rows(
+                  new BadFiles(config, spark)
+                      .unresolved()
+                      .selectExpr("path", "error_class", "batch_id", "status")))
+          .containsExactly(
+              DENIED + "|java.nio.file.AccessDeniedException|0|open",
+              VANISHED + "|java.io.FileNotFoundException|0|open");
+      assertSecondRunRecordsNothingTwice(config, proxy);
+    }
+  }
+
+  private void assertSkippedAndRecorded(BronzeResult result, PipelineConfig config) {
+    assertThat(result.unreadableFiles()).containsExactlyInAnyOrder(DENIED, VANISHED);
+    assertThat(result.summary()).contains("; 2 files could not be read: ");
+    assertThat(result.files()).isEqualTo(1);
+    assertThat(result.rows()).isEqualTo(2);
+    assertThat(rows(bronze().selectExpr("id", "source_file").orderBy("id")))
+        .containsExactly("1|" + GOOD, "2|" + GOOD);
+    assertThat(new BadFiles(config, spark).open()).containsOnlyKeys(DENIED, VANISHED);
+  }
+
+  /** Nothing new: the next run reads neither object again and records nothing twice. */
+  private void assertSecondRunRecordsNothingTwice(PipelineConfig config, FaultyS3Proxy proxy) {
+    long faults = proxy.objectFaults();
+    assertThat(faults).isPositive();
+
+    BronzeResult second = BronzeIngest.from(config, spark).execute();
+
+    assertThat(second.unreadableFiles()).isEmpty();
+    assertThat(second.rows()).isZero();
+    assertThat(proxy.objectFaults()).isEqualTo(faults);
+    BadFiles badFiles = new BadFiles(config, spark);
+    assertThat(rows(spark.read().format("delta").load(badFiles.path()).selectExpr("path")))
+        .containsExactlyInAnyOrder(DENIED, VANISHED);
+    assertThat(badFiles.open()).containsOnlyKeys(DENIED, VANISHED);
+    assertThat(bronze().count()).isEqualTo(2);
+  }
+
+  private static void land(EmbeddedS3Server server) {
+    server.credentials().installAsSystemProperties();
+    S3LandingZone landing =
+        new S3LandingZone(
+            StorageConfig.of(server.endpoint().toString(), "us-east-1", true), BUCKET, "o");
+    landing.put("a-good.json", lines("{\"id\":1}", "{\"id\":2}"));
+    landing.put("b-denied.json", lines("{\"id\":3}"));
+    landing.put("c-vanished.json", lines("{\"id\":4}"));
+  }
+
+  private PipelineConfig config(FaultyS3Proxy proxy) {
+    return ConfigLoader.parse(
+        "test",
+        "name: unreadable\nstorage:\n  endpoint: "
+            + proxy.endpoint()
+            + "\n  region: us-east-1\n  pathStyleAccess: true\n"
+            + "source:\n  path: s3a://"
+            + BUCKET
+            + "/o/\n  schema: \"id INT\"\n"
+            + "bronze:\n  path: "
+            + dir.resolve("bronze")
+            + "\n  checkpoint: "
+            + dir.resolve("checkpoint")
+            + "\n");
+  }
+
+  private Dataset<Row> bronze() {
+    return spark.read().format("delta").load(dir.resolve("bronze").toString());
+  }
+
+  private static byte[] lines(String... lines) {
+    return (String.join("\n", lines) + "\n").getBytes(StandardCharsets.UTF_8);
+  }
+}
