@@ -7,7 +7,6 @@ import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
 import java.net.URI;
 import java.sql.Timestamp;
 import java.util.ArrayList;
@@ -20,8 +19,6 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.io.compress.CompressionCodec;
-import org.apache.hadoop.io.compress.CompressionCodecFactory;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -31,11 +28,11 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * The files bronze could not read (corrupt or truncated compression, a codec without its native
- * library, a file gone between listing and read, permission denied), in a Delta table next to
- * bronze ({@code <bronze path>_bad_files}). Bronze skips such a file instead of failing every run
- * on it, and records it here; it stays {@code open} (and {@code replaysafe status} exits 3) until
- * someone decides: {@code retry} (the next bronze run reads the file again, whole) or {@code
- * dismiss}. Every decision records who and why.
+ * library, a file gone between listing and read, permission denied, a line longer than {@code
+ * source.maxLineBytes}), in a Delta table next to bronze ({@code <bronze path>_bad_files}). Bronze
+ * skips such a file instead of failing every run on it, and records it here; it stays {@code open}
+ * (and {@code replaysafe status} exits 3) until someone decides: {@code retry} (the next bronze run
+ * reads the file again, whole) or {@code dismiss}. Every decision records who and why.
  */
 public final class BadFiles {
   public static final String SUFFIX = "_bad_files";
@@ -60,7 +57,12 @@ public final class BadFiles {
 
   /** One unreadable file: what it was and why it could not be read. */
   public record BadFile(
-      String path, Long size, Timestamp mtime, String errorClass, String errorMessage) {}
+      String path, Long size, Timestamp mtime, String errorClass, String errorMessage) {
+    /** True when the file holds a line over the limit: bronze then skips it whole. */
+    public boolean lineTooLong() {
+      return LineTooLongException.class.getName().equals(errorClass);
+    }
+  }
 
   private final PipelineConfig config;
   private final SparkSession spark;
@@ -219,20 +221,19 @@ public final class BadFiles {
   }
 
   /**
-   * Reads the file to its end the way Spark's text source does (Hadoop file system, codec by
-   * extension) and returns what went wrong, if anything.
+   * Reads the file to its end the way bronze reads it (Hadoop file system, codec by extension,
+   * lines of at most {@code maxLineBytes}) and returns what went wrong, if anything. A line over
+   * the limit is named by its number and byte offset.
    */
-  static Optional<BadFile> check(Configuration conf, String path) {
+  static Optional<BadFile> check(Configuration conf, String path, long maxLineBytes) {
     Path p = new Path(URI.create(path));
     FileStatus status = null;
     try {
       FileSystem fs = p.getFileSystem(conf);
       status = fs.getFileStatus(p);
-      CompressionCodec codec = new CompressionCodecFactory(conf).getCodec(p);
-      try (InputStream raw = fs.open(p);
-          InputStream in = codec == null ? raw : codec.createInputStream(raw)) {
-        byte[] buffer = new byte[1 << 16];
-        while (in.read(buffer) >= 0) {
+      try (BoundedLineReader lines =
+          BoundedLineReader.open(conf, p, path, 0, status.getLen(), maxLineBytes)) {
+        while (lines.next()) {
           // reading to the end is the check
         }
       }

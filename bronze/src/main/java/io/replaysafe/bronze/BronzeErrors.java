@@ -28,6 +28,41 @@ public final class BronzeErrors {
         e);
   }
 
+  /**
+   * A line over {@code source.maxLineBytes}.
+   *
+   * @param lineNumber 1-based, or 0 when the reader did not start at the beginning of the file
+   * @param offset the line's first byte in the (uncompressed) file, or -1 when not known
+   * @param bytes the bytes the line took in the file, its line break included; a lower bound when
+   *     {@code exact} is false (the reader stopped before the line's end)
+   */
+  static LineTooLongException lineTooLong(
+      String path, long lineNumber, long offset, long bytes, boolean exact, long limit) {
+    String where =
+        (lineNumber > 0 ? "line " + lineNumber : "a line")
+            + (offset >= 0 ? " (at byte " + offset + ")" : "");
+    return new LineTooLongException(
+        "Cannot read "
+            + path
+            + ": "
+            + where
+            + " is "
+            + (exact ? "" : "at least ")
+            + bytes
+            + " bytes long"
+            + (exact ? " with its line break" : "")
+            + ", more than source.maxLineBytes ("
+            + limit
+            + " bytes). Bronze reads no line over that limit, since it holds a line in memory several"
+            + " times over, and it never truncates one: it skips the whole file and records it in"
+            + " the bad files. To ingest the file, raise source.maxLineBytes in the pipeline file"
+            + " (and the heap with it; see the README, Big lines), then run 'replaysafe bad-files"
+            + " retry --paths "
+            + path
+            + " --by WHO --reason WHY'.",
+        path);
+  }
+
   /** The checkpoint remembers another source than the pipeline file names. */
   static ConfigException checkpointOfAnotherSource(
       String checkpoint, String property, Object was, String is) {

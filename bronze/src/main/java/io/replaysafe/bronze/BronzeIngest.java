@@ -95,16 +95,16 @@ public final class BronzeIngest {
           .setJobGroup("replaysafe-bronze-" + config.name(), "bronze " + config.name(), false);
       Map<Long, Integer> attempts = new HashMap<>();
       while (true) {
-        StreamingQuery query = start(false);
+        StreamingQuery query = start(false, List.of());
         runs.add(query);
         try {
           query.awaitTermination();
           break;
         } catch (StreamingQueryException e) {
-          long batch = skipUnreadableFiles(e, badFiles, skipped, attempts);
-          StreamingQuery tolerant = start(true);
+          Skip skip = skipUnreadableFiles(e, badFiles, skipped, attempts);
+          StreamingQuery tolerant = start(true, skip.wholeFiles());
           runs.add(tolerant);
-          awaitBatch(tolerant, batch);
+          awaitBatch(tolerant, skip.batch());
         }
       }
     } catch (StreamingQueryException e) {
@@ -150,9 +150,9 @@ public final class BronzeIngest {
     return result;
   }
 
-  private StreamingQuery start(boolean skipUnreadableFiles) {
+  private StreamingQuery start(boolean skipUnreadableFiles, List<String> skipWholeFiles) {
     try {
-      return bronzeRows(skipUnreadableFiles)
+      return bronzeRows(skipUnreadableFiles, skipWholeFiles)
           .writeStream()
           .format("delta")
           .queryName("replaysafe_bronze_" + config.name())
@@ -166,12 +166,20 @@ public final class BronzeIngest {
   }
 
   /**
-   * A batch failed. When a file could not be read, every file of that batch is read to its end the
-   * way the text source reads it; the unreadable ones are recorded as bad files. Returns the batch,
-   * which is then run once more with unreadable files skipped. Any other failure, or the same batch
-   * failing again and again, fails the run.
+   * The batch to run once more, skipping its unreadable files.
+   *
+   * @param wholeFiles files with a line over {@code source.maxLineBytes}: not read at all (other
+   *     unreadable files keep the lines read before the damage)
    */
-  private long skipUnreadableFiles(
+  private record Skip(long batch, List<String> wholeFiles) {}
+
+  /**
+   * A batch failed. When a file could not be read, every file of that batch is read to its end the
+   * way the text source reads it (with the line-length limit); the unreadable ones are recorded as
+   * bad files. Returns the batch, which is then run once more with unreadable files skipped. Any
+   * other failure, or the same batch failing again and again, fails the run.
+   */
+  private Skip skipUnreadableFiles(
       StreamingQueryException e,
       BadFiles badFiles,
       List<String> skipped,
@@ -190,14 +198,18 @@ public final class BronzeIngest {
       long batch = planned.getAsLong();
       List<BadFiles.BadFile> bad = new ArrayList<>();
       for (String file : FileSourceLog.filesOf(conf, checkpoint, batch)) {
-        BadFiles.check(conf, file).ifPresent(bad::add);
+        BadFiles.check(conf, file, config.source().maxLineBytes()).ifPresent(bad::add);
       }
       if (bad.isEmpty()) {
         // Read whole now: what failed was not the file (or no longer is). Fail, naming it.
         throw failure(e);
       }
       badFiles.record(bad, batch);
+      List<String> wholeFiles = new ArrayList<>();
       for (BadFiles.BadFile f : bad) {
+        if (f.lineTooLong()) {
+          wholeFiles.add(f.path());
+        }
         LOG.warn(
             "Skipping unreadable file {} in bronze batch {}: {}: {} (recorded in {})",
             f.path(),
@@ -209,15 +221,21 @@ public final class BronzeIngest {
           skipped.add(f.path());
         }
       }
-      return batch;
+      return new Skip(batch, wholeFiles);
     } catch (IOException io) {
       throw failure(io);
     }
   }
 
-  /** The path Spark names in FAILED_READ_FILE, if that is what failed. */
+  /**
+   * The path Spark names in FAILED_READ_FILE, or the file with a line over the limit, if that is
+   * what failed.
+   */
   static Optional<String> unreadableFile(Throwable e) {
     for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof LineTooLongException tooLong) {
+        return Optional.of(tooLong.path());
+      }
       if (t instanceof SparkThrowable st
           && st.getCondition() != null
           && st.getCondition().startsWith("FAILED_READ_FILE")) {
@@ -263,7 +281,7 @@ public final class BronzeIngest {
     long version = 0;
     for (Row r : requested) {
       String path = r.getString(0);
-      Optional<BadFiles.BadFile> still = BadFiles.check(conf, path);
+      Optional<BadFiles.BadFile> still = BadFiles.check(conf, path, config.source().maxLineBytes());
       if (still.isPresent()) {
         badFiles.record(List.of(still.get()), -1);
       } else {
@@ -275,7 +293,9 @@ public final class BronzeIngest {
       return 0;
     }
     Dataset<Row> lines =
-        spark.read().format("text").load(readable.toArray(new String[0])).select(METADATA_COLUMNS);
+        BoundedTextFormat.read(spark, config.source().maxLineBytes())
+            .load(readable.toArray(new String[0]))
+            .select(METADATA_COLUMNS);
     parsed(lines)
         .withColumn(Columns.INGESTED_AT, current_timestamp())
         .write()
@@ -302,10 +322,15 @@ public final class BronzeIngest {
     return parseSelected(lines, config.source());
   }
 
-  /** The streaming bronze rows: parse, rescue, stamp provenance, count. */
-  Dataset<Row> bronzeRows(boolean skipUnreadableFiles) {
+  /**
+   * The streaming bronze rows: parse, rescue, stamp provenance, count. Lines are read with the
+   * line-length limit ({@link BoundedTextFormat}); {@code skipWholeFiles} are read as empty.
+   */
+  Dataset<Row> bronzeRows(boolean skipUnreadableFiles, List<String> skipWholeFiles) {
     SourceConfig source = config.source();
-    var reader = spark.readStream().format("text").options(source.options().sparkOptions());
+    var reader =
+        BoundedTextFormat.readStream(spark, source.maxLineBytes(), skipWholeFiles)
+            .options(source.options().sparkOptions());
     if (skipUnreadableFiles) {
       // Only for the one batch whose unreadable files were just recorded (see execute).
       reader = reader.option("ignoreCorruptFiles", "true").option("ignoreMissingFiles", "true");

@@ -88,7 +88,8 @@ public record SampleParse(
       throw new IllegalArgumentException("no files to parse");
     }
     return BronzeIngest.parse(
-        spark.read().format("text").load(files.toArray(String[]::new)), source);
+        BoundedTextFormat.read(spark, source.maxLineBytes()).load(files.toArray(String[]::new)),
+        source);
   }
 
   /** Counts and examples over bronze rows produced by {@link #bronzeRows}. */

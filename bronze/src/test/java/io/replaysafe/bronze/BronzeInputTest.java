@@ -26,13 +26,20 @@ class BronzeInputTest extends SparkTestBase {
   @TempDir Path dir;
 
   PipelineConfig config(String schema) {
+    return config(schema, "");
+  }
+
+  /** {@code sourceKeys}: more keys of the source section, e.g. "maxLineBytes: 1024". */
+  PipelineConfig config(String schema, String sourceKeys) {
     return ConfigLoader.parse(
         "test",
         "name: input\nsource:\n  path: "
             + dir.resolve("landing")
             + "\n  schema: \""
             + schema
-            + "\"\nbronze:\n  path: "
+            + "\"\n"
+            + (sourceKeys.isEmpty() ? "" : "  " + sourceKeys + "\n")
+            + "bronze:\n  path: "
             + dir.resolve("bronze")
             + "\n  checkpoint: "
             + dir.resolve("checkpoint")
@@ -241,6 +248,69 @@ class BronzeInputTest extends SparkTestBase {
                     .selectExpr("status", "decided_by", "decided_reason")
                     .orderBy("status")))
         .containsExactly("dismissed|bob|test file, no data", "retried|ann|re-delivered whole");
+  }
+
+  /** A JSON line of exactly {@code bytes} bytes: {"id":ID,"s":"xx..."}. */
+  static String lineOf(int id, int bytes) {
+    String head = "{\"id\":" + id + ",\"s\":\"";
+    return head + "x".repeat(bytes - head.length() - 2) + "\"}";
+  }
+
+  @Test
+  void aFileWithALineOverMaxLineBytesIsRecordedAsABadFileAndSkippedWhole() throws IOException {
+    PipelineConfig config = config("id INT, s STRING", "maxLineBytes: 1k");
+    land("a-good.json", "{\"id\":1}", lineOf(2, 1024));
+    land("b-long.json", "{\"id\":10}", lineOf(11, 1025), "{\"id\":12}");
+    land("c-good.json", "{\"id\":3}");
+
+    BronzeResult result = ingest(config);
+
+    String longFile = dir.resolve("landing/b-long.json").toUri().toString();
+    assertThat(result.unreadableFiles()).containsExactly(longFile);
+    assertThat(result.rows()).isEqualTo(3);
+    assertThat(result.files()).isEqualTo(2);
+    assertThat(result.corruptRows()).isZero();
+    assertThat(result.summary())
+        .contains(
+            "2 file(s), 3 row(s)",
+            "1 file could not be read: " + longFile + " (skipped and recorded");
+    // The line at the limit is ingested whole; nothing of the file with the long line is.
+    assertThat(rows(bronze().selectExpr("id", "length(s)", "source_file_name").orderBy("id")))
+        .containsExactly("1|null|a-good.json", "2|1009|a-good.json", "3|null|c-good.json");
+    BadFiles badFiles = new BadFiles(config, spark);
+    assertThat(
+            rows(
+                badFiles
+                    .unresolved()
+                    .selectExpr("path", "size", "error_class", "error_message", "status")))
+        .containsExactly(
+            longFile
+                + "|"
+                + Files.size(dir.resolve("landing/b-long.json"))
+                + "|io.replaysafe.bronze.LineTooLongException|Cannot read "
+                + longFile
+                + ": line 2 (at byte 10) is 1026 bytes long with its line break, more than"
+                + " source.maxLineBytes (1024 bytes). Bronze reads no line over that limit, since"
+                + " it holds a line in memory several times over, and it never truncates one: it"
+                + " skips the whole file and records it in the bad files. To ingest the file,"
+                + " raise source.maxLineBytes in the pipeline file (and the heap with it; see the"
+                + " README, Big lines), then run 'replaysafe bad-files retry --paths "
+                + longFile
+                + " --by WHO --reason WHY'.|open");
+
+    // Nothing new: the next run neither fails nor records it again.
+    BronzeResult again = ingest(config);
+    assertThat(again.unreadableFiles()).isEmpty();
+    assertThat(again.rows()).isZero();
+
+    // The limit raised, a retry reads the file once, whole.
+    PipelineConfig raised = config("id INT, s STRING", "maxLineBytes: 2k");
+    badFiles.decide(List.of(longFile), "retry", "ann", "limit raised to 2k");
+    BronzeResult retry = ingest(raised);
+    assertThat(retry.retriedFiles()).isEqualTo(1);
+    assertThat(rows(bronze().selectExpr("id", "length(s)").where("id >= 10").orderBy("id")))
+        .containsExactly("10|null", "11|1009", "12|null");
+    assertThat(badFiles.open()).isEmpty();
   }
 
   private static byte[] concat(byte[] a, byte[] b) {

@@ -39,6 +39,8 @@ import org.apache.spark.sql.types.VariantType;
  * @param rescuedDataColumn where fields that do not fit the schema are kept
  * @param schemaEvolutionMode what a field the schema does not declare does
  * @param options Auto Loader option names, see {@link SourceOptions}
+ * @param maxLineBytes the longest line bronze reads, in bytes without the line break; a file with a
+ *     longer line is recorded as a bad file, never truncated, skipped silently or read into memory
  */
 public record SourceConfig(
     String path,
@@ -46,10 +48,52 @@ public record SourceConfig(
     StructType schema,
     String rescuedDataColumn,
     SchemaEvolutionMode schemaEvolutionMode,
-    SourceOptions options) {
+    SourceOptions options,
+    long maxLineBytes) {
 
   public static final String FORMAT_DEFAULT = "json";
   public static final String RESCUED_DATA_COLUMN_DEFAULT = "_rescued_data";
+
+  /**
+   * 128 MiB. A line of that size was measured to pass under the launcher's default heap ({@code
+   * -Xmx4g}): 2.4 GB live for a string, 3.5 GB for an array of small numbers (README, Big lines).
+   */
+  public static final long MAX_LINE_BYTES_DEFAULT = 128L << 20;
+
+  /**
+   * 1 GiB, the most {@code source.maxLineBytes} may be: Spark copies a line into row buffers that
+   * double in size, and no JVM array holds more than 2 GiB, whatever the heap.
+   */
+  public static final long MAX_LINE_BYTES_MAX = 1L << 30;
+
+  /** The same source with the default line-length limit. */
+  public SourceConfig(
+      String path,
+      String format,
+      StructType schema,
+      String rescuedDataColumn,
+      SchemaEvolutionMode schemaEvolutionMode,
+      SourceOptions options) {
+    this(
+        path,
+        format,
+        schema,
+        rescuedDataColumn,
+        schemaEvolutionMode,
+        options,
+        MAX_LINE_BYTES_DEFAULT);
+  }
+
+  /** A source with the default line-length limit. */
+  public static SourceConfig of(
+      String path,
+      String format,
+      String schema,
+      String rescuedDataColumn,
+      SchemaEvolutionMode schemaEvolutionMode,
+      Map<String, Object> options) {
+    return of(path, format, schema, rescuedDataColumn, schemaEvolutionMode, options, null);
+  }
 
   @JsonCreator
   public static SourceConfig of(
@@ -58,7 +102,8 @@ public record SourceConfig(
       @JsonProperty("schema") String schema,
       @JsonProperty("rescuedDataColumn") String rescuedDataColumn,
       @JsonProperty("schemaEvolutionMode") SchemaEvolutionMode schemaEvolutionMode,
-      @JsonProperty("options") Map<String, Object> options) {
+      @JsonProperty("options") Map<String, Object> options,
+      @JsonProperty("maxLineBytes") Object maxLineBytes) {
     if (path == null || path.isBlank()) {
       throw ConfigErrors.missing("source.path", "give the directory files land in");
     }
@@ -87,10 +132,60 @@ public record SourceConfig(
         parsed,
         rescuedDataColumn == null ? RESCUED_DATA_COLUMN_DEFAULT : rescuedDataColumn,
         schemaEvolutionMode == null ? SchemaEvolutionMode.RESCUE : schemaEvolutionMode,
-        SourceOptions.of(raw));
+        SourceOptions.of(raw),
+        maxLineBytes == null ? MAX_LINE_BYTES_DEFAULT : maxLineBytes(maxLineBytes));
+  }
+
+  private static long maxLineBytes(Object value) {
+    long bytes = byteSize("source.maxLineBytes", value);
+    if (bytes < 1 || bytes > MAX_LINE_BYTES_MAX) {
+      throw maxLineBytesOutOfRange(value);
+    }
+    return bytes;
+  }
+
+  private static ConfigException maxLineBytesOutOfRange(Object value) {
+    return ConfigErrors.badValue(
+        "source.maxLineBytes",
+        value,
+        "is out of range",
+        "give a size from 1 byte to 1g (1073741824); the default is 128m (134217728)");
+  }
+
+  /**
+   * A size in bytes: a whole number, or a string with a binary unit ({@code 128m}, {@code 1g},
+   * {@code 512k}, {@code 100b}; 1k = 1024 bytes).
+   */
+  static long byteSize(String key, Object value) {
+    if (value instanceof Integer || value instanceof Long) {
+      return ((Number) value).longValue();
+    }
+    java.util.regex.Matcher size =
+        java.util.regex.Pattern.compile(
+                "(\\d{1,18})\\s*([kmg]?)b?", java.util.regex.Pattern.CASE_INSENSITIVE)
+            .matcher(value instanceof String text ? text.strip() : "");
+    if (size.matches()) {
+      int shift =
+          switch (size.group(2).toLowerCase(Locale.ROOT)) {
+            case "k" -> 10;
+            case "m" -> 20;
+            case "g" -> 30;
+            default -> 0;
+          };
+      long number = Long.parseLong(size.group(1));
+      return number > (Long.MAX_VALUE >> shift) ? Long.MAX_VALUE : number << shift;
+    }
+    throw ConfigErrors.badValue(
+        key,
+        value,
+        "is not a size",
+        "write a number of bytes (134217728) or a number with a binary unit (128m, 1g)");
   }
 
   public SourceConfig {
+    if (maxLineBytes < 1 || maxLineBytes > MAX_LINE_BYTES_MAX) {
+      throw maxLineBytesOutOfRange(maxLineBytes);
+    }
     if (!FORMAT_DEFAULT.equals(format)) {
       throw ConfigErrors.badValue(
           "source.format", format, "is not supported", "only 'json' (JSON lines) is");

@@ -46,7 +46,55 @@ class ConfigLoaderTest {
                 "recursiveFileLookup", "true", "maxFileAge", SourceOptions.MAX_FILE_AGE_DEFAULT));
     assertThat(config.source().schema().fieldNames())
         .containsExactly("order_id", "source_version", "status", "op");
+    assertThat(config.source().maxLineBytes()).isEqualTo(128L * 1024 * 1024);
     assertThat(config.silver()).isEmpty();
+  }
+
+  @Test
+  void maxLineBytesTakesBytesOrABinaryUnit() {
+    for (var entry :
+        Map.of(
+                "1024", 1024L,
+                "\"512k\"", 512L << 10,
+                "64m", 64L << 20,
+                "\"128 MB\"", 128L << 20,
+                "1g", 1L << 30,
+                "1", 1L)
+            .entrySet()) {
+      PipelineConfig config =
+          ConfigLoader.parse(
+              "p", MINIMAL.replace("bronze:", "  maxLineBytes: " + entry.getKey() + "\nbronze:"));
+      assertThat(config.source().maxLineBytes()).as(entry.getKey()).isEqualTo(entry.getValue());
+    }
+  }
+
+  @Test
+  void maxLineBytesOutsideItsRangeIsRefusedWhenTheConfigIsLoaded() {
+    for (String value : List.of("0", "-5", "1025m", "2g", "99999999999999999g")) {
+      assertThatThrownBy(
+              () ->
+                  ConfigLoader.parse(
+                      "p", MINIMAL.replace("bronze:", "  maxLineBytes: " + value + "\nbronze:")))
+          .as(value)
+          .isInstanceOf(ConfigException.class)
+          .hasMessage(
+              "Pipeline file p: source.maxLineBytes '"
+                  + value
+                  + "' is out of range; give a size from 1 byte to 1g (1073741824); the default"
+                  + " is 128m (134217728)");
+    }
+    for (String value : List.of("lots", "1.5m", "12t", "[1]")) {
+      assertThatThrownBy(
+              () ->
+                  ConfigLoader.parse(
+                      "p", MINIMAL.replace("bronze:", "  maxLineBytes: " + value + "\nbronze:")))
+          .as(value)
+          .isInstanceOf(ConfigException.class)
+          .hasMessageStartingWith("Pipeline file p: source.maxLineBytes '")
+          .hasMessageEndingWith(
+              "' is not a size; write a number of bytes (134217728) or a number with a binary"
+                  + " unit (128m, 1g)");
+    }
   }
 
   @Test

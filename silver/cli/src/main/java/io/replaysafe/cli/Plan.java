@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.bronze.PendingFiles;
 import io.replaysafe.bronze.SampleParse;
+import io.replaysafe.common.ErrorMessages;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.Policy;
 import io.replaysafe.common.config.SchemaEvolutionMode;
@@ -264,7 +265,8 @@ public final class Plan {
             source.schema(),
             source.rescuedDataColumn(),
             SchemaEvolutionMode.RESCUE,
-            source.options());
+            source.options(),
+            source.maxLineBytes());
     Dataset<Row> rows =
         SampleParse.bronzeRows(spark, rescuing, sampled).persist(StorageLevel.MEMORY_AND_DISK());
     try {
@@ -274,6 +276,13 @@ public final class Plan {
               ? SampleCheck.of(spark, rows, new SilverContract(pipeline))
               : null;
       return new Result(pipeline, pending, sampled, parse, check);
+    } catch (Exception e) { // SparkException is checked, but thrown from Scala unchecked
+      // A sample file with a line over source.maxLineBytes: say so, not Spark's "cannot read".
+      io.replaysafe.common.ReplaysafeException known = ErrorMessages.raisedOnPurpose(e);
+      if (known != null) {
+        throw known;
+      }
+      throw e;
     } finally {
       rows.unpersist();
     }
