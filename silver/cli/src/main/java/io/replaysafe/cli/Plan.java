@@ -116,11 +116,12 @@ public final class Plan {
       return sb.toString();
     }
 
-    /** A count under a heading: {@code " <what>: <n> row(s)"}. */
+    /** One line under a heading, indented: {@code <what>: <n> row(s)}. */
     private static void appendCount(StringBuilder sb, String what, long rows) {
       sb.append("    ").append(what).append(": ").append(rows).append(" row(s)\n");
     }
 
+    /** One example under a count, indented one step further. */
     private static void appendExample(StringBuilder sb, String example) {
       sb.append("      ").append(example).append('\n');
     }
@@ -190,9 +191,13 @@ public final class Plan {
         parse
             .rescuedByField()
             .forEach(
-                (field, rescue) ->
-                    byField.put(
-                        field, Map.of("rows", rescue.rows(), "examples", rescue.examples())));
+                (field, rescue) -> {
+                  // Ordered like every other object in the plan: the count, then the examples.
+                  Map<String, Object> entry = new LinkedHashMap<>();
+                  entry.put("rows", rescue.rows());
+                  entry.put("examples", rescue.examples());
+                  byField.put(field, entry);
+                });
         sample.put("rescuedByField", byField);
         sample.put("corruptRows", parse.corruptRows());
         sample.put("corruptExamples", parse.corruptExamples());
