@@ -2,9 +2,10 @@ package io.replaysafe.cli;
 
 import io.replaysafe.bronze.BadFiles;
 import io.replaysafe.common.config.PipelineConfig;
-import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -25,31 +26,19 @@ import picocli.CommandLine.Spec;
       BadFilesCommand.RetryCommand.class,
       BadFilesCommand.DismissCommand.class
     })
-final class BadFilesCommand implements Runnable {
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
-  @Override
-  public void run() {
-    throw new picocli.CommandLine.ParameterException(
-        spec.commandLine(), "Missing a subcommand: list, retry or dismiss");
-  }
-
+final class BadFilesCommand extends ExitPath.Group {
   @Command(
       name = "list",
       description = "Unresolved bad files (open, or waiting for a retry) as JSON lines.")
-  static final class ListCommand implements Callable<Integer> {
-    @Mixin ConfigOption config;
-
-    @Spec picocli.CommandLine.Model.CommandSpec spec;
+  static final class ListCommand extends ExitPath.Listing {
+    @Override
+    Dataset<Row> waiting(PipelineConfig pipeline) {
+      return new BadFiles(pipeline, ReplaysafeCli.spark(pipeline, "bad-files")).unresolved();
+    }
 
     @Override
-    public Integer call() {
-      PipelineConfig pipeline = config.load();
-      io.replaysafe.common.io.JsonLinesExport.write(
-          new BadFiles(pipeline, OpsCommands.spark(pipeline, "bad-files")).unresolved(),
-          List.of("path"),
-          spec.commandLine().getOut());
-      return ReplaysafeCli.EXIT_OK;
+    List<String> orderBy() {
+      return List.of("path");
     }
   }
 
@@ -63,28 +52,22 @@ final class BadFilesCommand implements Runnable {
         description = "Paths as 'bad-files list' prints them.")
     String paths;
 
-    @Option(names = "--by", required = true, description = "Who decided.")
-    String by;
-
-    @Option(names = "--reason", required = true, description = "Why (recorded on the rows).")
-    String reason;
+    @Mixin DecisionOptions decision;
 
     @Spec picocli.CommandLine.Model.CommandSpec spec;
 
-    abstract String decision();
+    abstract String action();
 
     @Override
     public Integer call() {
       PipelineConfig pipeline = config.load();
-      List<String> list =
-          Arrays.stream(paths.split(",")).map(String::trim).filter(s -> !s.isEmpty()).toList();
       long n =
-          new BadFiles(pipeline, OpsCommands.spark(pipeline, "bad-files"))
-              .decide(list, decision(), by, reason);
+          new BadFiles(pipeline, ReplaysafeCli.spark(pipeline, "bad-files"))
+              .decide(DecisionOptions.list(paths), action(), decision.by, decision.reason);
       spec.commandLine()
           .getOut()
           .println(
-              decision().equals("retry")
+              action().equals("retry")
                   ? n + " file(s) marked for retry: the next bronze run reads them again, whole"
                   : n + " file(s) dismissed");
       spec.commandLine().getOut().flush();
@@ -95,7 +78,7 @@ final class BadFilesCommand implements Runnable {
   @Command(name = "retry", description = "Read the files again, whole, on the next bronze run.")
   static final class RetryCommand extends Decision {
     @Override
-    String decision() {
+    String action() {
       return "retry";
     }
   }
@@ -103,7 +86,7 @@ final class BadFilesCommand implements Runnable {
   @Command(name = "dismiss", description = "Close the files without reading them; record why.")
   static final class DismissCommand extends Decision {
     @Override
-    String decision() {
+    String action() {
       return "dismiss";
     }
   }

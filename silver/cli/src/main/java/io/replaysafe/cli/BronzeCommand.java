@@ -5,7 +5,6 @@ import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.bronze.RescuePromotion;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.lease.PipelineLease;
-import io.replaysafe.common.spark.SparkSessions;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
@@ -37,7 +36,7 @@ final class BronzeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
-    SparkSession spark = SparkSessions.getOrCreate("replaysafe-bronze-" + pipeline.name());
+    SparkSession spark = ReplaysafeCli.spark(pipeline, "bronze");
     if (promoteRescued) {
       // It rewrites bronze rows: no bronze run may append meanwhile.
       try (PipelineLease lease =

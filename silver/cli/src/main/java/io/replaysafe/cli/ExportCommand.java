@@ -41,7 +41,7 @@ final class ExportCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
-    SparkSession spark = SparkSessions.getOrCreate("replaysafe-export-" + pipeline.name());
+    SparkSession spark = ReplaysafeCli.spark(pipeline, "export");
     SparkSessions.applyStorage(spark, pipeline.storage());
     String path;
     List<String> order;

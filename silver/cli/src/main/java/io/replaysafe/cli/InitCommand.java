@@ -77,10 +77,7 @@ final class InitCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (sampleFiles < 1) {
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--sample must be at least 1, got " + sampleFiles);
-    }
+    ReplaysafeCli.requireAtLeastOne(spec, "--sample", sampleFiles);
     String path = StoragePaths.normalize("--source", source);
     String pipelineName = name != null ? name : defaultName(path);
     if (!pipelineName.matches("[A-Za-z0-9_-]+")) {

@@ -1,7 +1,5 @@
 package io.replaysafe.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.bronze.PendingFiles;
 import io.replaysafe.bronze.SampleParse;
 import io.replaysafe.common.ErrorMessages;
@@ -9,6 +7,7 @@ import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.Policy;
 import io.replaysafe.common.config.SchemaEvolutionMode;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.io.Json;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SampleCheck;
 import io.replaysafe.silver.SilverContract;
@@ -81,31 +80,11 @@ public final class Plan {
             .rescuedByField()
             .forEach(
                 (field, rescue) -> {
-                  sb.append("    ")
-                      .append(field)
-                      .append(": ")
-                      .append(rescue.rows())
-                      .append(" row(s)\n");
-                  rescue
-                      .examples()
-                      .forEach(
-                          e ->
-                              sb.append("      ")
-                                  .append(e.text())
-                                  .append(" in ")
-                                  .append(e.file())
-                                  .append('\n'));
+                  appendCount(sb, field, rescue.rows());
+                  rescue.examples().forEach(e -> appendExample(sb, e.text() + " in " + e.file()));
                 });
         sb.append("  corrupt rows: ").append(parse.corruptRows()).append('\n');
-        parse
-            .corruptExamples()
-            .forEach(
-                e ->
-                    sb.append("      ")
-                        .append(e.text())
-                        .append(" in ")
-                        .append(e.file())
-                        .append('\n'));
+        parse.corruptExamples().forEach(e -> appendExample(sb, e.text() + " in " + e.file()));
       }
       if (check != null) {
         sb.append("silver contract on the sample:\n");
@@ -118,12 +97,8 @@ public final class Plan {
             .invalidByReason()
             .forEach(
                 (reason, invalid) -> {
-                  sb.append("    ")
-                      .append(reason)
-                      .append(": ")
-                      .append(invalid.rows())
-                      .append(" row(s)\n");
-                  invalid.examples().forEach(e -> sb.append("      ").append(e).append('\n'));
+                  appendCount(sb, reason, invalid.rows());
+                  invalid.examples().forEach(e -> appendExample(sb, e));
                 });
         sb.append("  exact retries: ")
             .append(check.exactRetries())
@@ -140,6 +115,16 @@ public final class Plan {
       }
       sb.append("plan ").append(name).append(": ").append(verdict());
       return sb.toString();
+    }
+
+    /** One line under a heading, indented: {@code <what>: <n> row(s)}. */
+    private static void appendCount(StringBuilder sb, String what, long rows) {
+      sb.append("    ").append(what).append(": ").append(rows).append(" row(s)\n");
+    }
+
+    /** One example under a count, indented one step further. */
+    private static void appendExample(StringBuilder sb, String example) {
+      sb.append("      ").append(example).append('\n');
     }
 
     private String verdict() {
@@ -164,19 +149,12 @@ public final class Plan {
       }
       if (check != null && check.invalidRows() > 0) {
         findings.add(
-            "silver would "
-                + verb(pipeline.requireSilver().onInvalid())
-                + " "
-                + check.invalidRows()
-                + " invalid row(s)");
+            silverWould(
+                pipeline.requireSilver().onInvalid(), check.invalidRows() + " invalid row(s)"));
       }
       if (check != null && check.conflicts() > 0) {
         findings.add(
-            "silver would "
-                + verb(pipeline.requireSilver().onConflict())
-                + " "
-                + check.conflicts()
-                + " conflict(s)");
+            silverWould(pipeline.requireSilver().onConflict(), check.conflicts() + " conflict(s)"));
       }
       return String.join("; ", findings) + " (exit 3)";
     }
@@ -185,8 +163,11 @@ public final class Plan {
       return policy == Policy.FAIL ? "fail" : "quarantine";
     }
 
-    private static String verb(Policy policy) {
-      return policy == Policy.FAIL ? "reject the batch for" : "quarantine";
+    private static String silverWould(Policy policy, String what) {
+      return "silver would "
+          + (policy == Policy.FAIL ? "reject the batch for" : "quarantine")
+          + " "
+          + what;
     }
 
     public Map<String, Object> toMap() {
@@ -211,9 +192,13 @@ public final class Plan {
         parse
             .rescuedByField()
             .forEach(
-                (field, rescue) ->
-                    byField.put(
-                        field, Map.of("rows", rescue.rows(), "examples", rescue.examples())));
+                (field, rescue) -> {
+                  // Ordered like every other object in the plan: the count, then the examples.
+                  Map<String, Object> entry = new LinkedHashMap<>();
+                  entry.put("rows", rescue.rows());
+                  entry.put("examples", rescue.examples());
+                  byField.put(field, entry);
+                });
         sample.put("rescuedByField", byField);
         sample.put("corruptRows", parse.corruptRows());
         sample.put("corruptExamples", parse.corruptExamples());
@@ -235,11 +220,7 @@ public final class Plan {
     }
 
     public String toJson() {
-      try {
-        return new ObjectMapper().writeValueAsString(toMap());
-      } catch (JsonProcessingException e) {
-        throw new IllegalStateException(e);
-      }
+      return Json.compact(toMap());
     }
   }
 

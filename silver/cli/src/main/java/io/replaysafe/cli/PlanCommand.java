@@ -1,7 +1,6 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.SparkSessions;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -34,20 +33,17 @@ final class PlanCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
-    if (sampleFiles < 1) {
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), "--sample must be at least 1, got " + sampleFiles);
-    }
+    ReplaysafeCli.requireAtLeastOne(spec, "--sample", sampleFiles);
     PipelineConfig pipeline = config.load();
     Plan.Result plan =
         Plan.of(
-            SparkSessions.getOrCreate("replaysafe-plan-" + pipeline.name()),
+            ReplaysafeCli.spark(pipeline, "plan"),
             pipeline,
             sampleFiles,
             Plan.SAMPLE_BYTES_DEFAULT);
     PrintWriter out = spec.commandLine().getOut();
     out.println(json ? plan.toJson() : plan.toText());
     out.flush();
-    return plan.clean() ? ReplaysafeCli.EXIT_OK : OpsCommands.EXIT_ALERT;
+    return plan.clean() ? ReplaysafeCli.EXIT_OK : ReplaysafeCli.EXIT_ALERT;
   }
 }

@@ -1,10 +1,13 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.ErrorKind;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.jobs.JobReport;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.time.Clock;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -29,11 +32,11 @@ import picocli.CommandLine.Command;
       S3ServerCommand.class,
       DemoCommand.class,
       RehearseCommand.class,
-      OpsCommands.RepairCommand.class,
-      OpsCommands.ReconcileCommand.class,
-      OpsCommands.CheckCommand.class,
-      OpsCommands.StatusCommand.class,
-      OpsCommands.QuarantineCommand.class,
+      RepairCommand.class,
+      ReconcileCommand.class,
+      CheckCommand.class,
+      StatusCommand.class,
+      QuarantineCommand.class,
       BadFilesCommand.class,
       CommandLine.HelpCommand.class
     })
@@ -41,6 +44,12 @@ public final class ReplaysafeCli implements Runnable {
   public static final int EXIT_OK = 0;
   public static final int EXIT_FAILURE = ErrorKind.FAILURE.exitCode();
   public static final int EXIT_USAGE = ErrorKind.CONFIGURATION.exitCode();
+
+  /**
+   * Exit code of {@code status}, {@code check} and {@code plan} when a threshold or rule is
+   * crossed.
+   */
+  public static final int EXIT_ALERT = ErrorKind.ALERT.exitCode();
 
   static final String VERBOSE = "--verbose";
 
@@ -59,6 +68,19 @@ public final class ReplaysafeCli implements Runnable {
 
   Clock clock() {
     return clock;
+  }
+
+  /** Refuses a count option below 1 as a usage error. */
+  static void requireAtLeastOne(CommandLine.Model.CommandSpec spec, String option, int value) {
+    if (value < 1) {
+      throw new CommandLine.ParameterException(
+          spec.commandLine(), option + " must be at least 1, got " + value);
+    }
+  }
+
+  /** The Spark session a command works in, named after the command and the pipeline. */
+  static SparkSession spark(PipelineConfig pipeline, String command) {
+    return SparkSessions.getOrCreate("replaysafe-" + command + "-" + pipeline.name());
   }
 
   @CommandLine.Option(

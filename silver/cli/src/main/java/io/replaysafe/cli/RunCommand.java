@@ -3,7 +3,6 @@ package io.replaysafe.cli;
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.lease.PipelineLease;
-import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.jobs.JobReport;
 import io.replaysafe.jobs.PipelineRun;
 import io.replaysafe.silver.SilverResult;
@@ -43,7 +42,7 @@ final class RunCommand implements Callable<Integer> {
     PipelineConfig pipeline = config.load();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
-    SparkSession spark = SparkSessions.getOrCreate("replaysafe-run-" + pipeline.name());
+    SparkSession spark = ReplaysafeCli.spark(pipeline, "run");
     PipelineRun run = PipelineRun.of(pipeline, spark);
     BatchProgress progress = BatchProgress.attach(spark, err);
     PipelineLease lease = null;

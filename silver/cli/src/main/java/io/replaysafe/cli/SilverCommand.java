@@ -2,7 +2,6 @@ package io.replaysafe.cli;
 
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.lease.PipelineLease;
-import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SilverJob;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
@@ -30,7 +29,7 @@ final class SilverCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
-    SparkSession spark = SparkSessions.getOrCreate("replaysafe-silver-" + pipeline.name());
+    SparkSession spark = ReplaysafeCli.spark(pipeline, "silver");
     SilverResult result;
     try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
       result =

@@ -31,21 +31,7 @@ final class SilverHarness {
   SilverHarness(SparkSession spark, Path dir, String schema, String silverYaml) {
     this.spark = spark;
     this.dir = dir;
-    this.yaml =
-        "name: orders\nsource:\n  path: "
-            + dir.resolve("landing")
-            + "\n  schema: \""
-            + schema
-            + "\"\nbronze:\n  path: "
-            + dir.resolve("bronze")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/bronze")
-            + "\nsilver:\n  path: "
-            + dir.resolve("silver")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/silver")
-            + "\n"
-            + silverYaml.indent(2);
+    this.yaml = TestContracts.yaml("orders", dir, schema, silverYaml);
     this.config = ConfigLoader.parse("test", yaml);
   }
 

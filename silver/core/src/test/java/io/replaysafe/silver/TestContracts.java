@@ -9,22 +9,29 @@ final class TestContracts {
   private TestContracts() {}
 
   static PipelineConfig pipeline(Path dir, String schema, String silverYaml) {
-    return ConfigLoader.parse(
-        "test",
-        "name: t\nsource:\n  path: "
-            + dir.resolve("landing")
-            + "\n  schema: \""
-            + schema
-            + "\"\nbronze:\n  path: "
-            + dir.resolve("bronze")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/bronze")
-            + "\nsilver:\n  path: "
-            + dir.resolve("silver")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/silver")
-            + "\n"
-            + silverYaml.indent(2));
+    return ConfigLoader.parse("test", yaml("t", dir, schema, silverYaml));
+  }
+
+  /**
+   * The pipeline file of pipeline {@code name}: landing, tables and checkpoints under {@code dir}.
+   */
+  static String yaml(String name, Path dir, String schema, String silverYaml) {
+    return "name: "
+        + name
+        + "\nsource:\n  path: "
+        + dir.resolve("landing")
+        + "\n  schema: \""
+        + schema
+        + "\"\nbronze:\n  path: "
+        + dir.resolve("bronze")
+        + "\n  checkpoint: "
+        + dir.resolve("checkpoints/bronze")
+        + "\nsilver:\n  path: "
+        + dir.resolve("silver")
+        + "\n  checkpoint: "
+        + dir.resolve("checkpoints/silver")
+        + "\n"
+        + silverYaml.indent(2);
   }
 
   static SilverContract contract(Path dir, String schema, String silverYaml) {
