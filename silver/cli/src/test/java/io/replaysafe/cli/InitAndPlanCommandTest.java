@@ -297,13 +297,12 @@ class InitAndPlanCommandTest extends SparkTestBase {
     Instant seen = Instant.parse("2026-11-30T10:00:00Z");
     write(landing.resolve("c.json"), seen, "{\"order_id\":1,\"source_version\":1}");
     assertThat(CliRunner.run("bronze", "--config", file.toString()).exitCode()).isEqualTo(0);
-    // New; older than the newest ingested file less maxFileAge (7 days by default), which
-    // Spark's file source skips; hidden names Spark never lists.
+    // New; one 8 days older than the newest ingested file (Spark's file source would skip it under
+    // its own 7-day maxFileAge; bronze sets no age limit unless the user does); hidden names Spark
+    // never lists.
     write(landing.resolve("d.json"), seen.plusSeconds(60), "{\"order_id\":2,\"source_version\":1}");
-    write(
-        Files.createDirectories(landing.resolve("late")).resolve("e.json"),
-        seen.minus(java.time.Duration.ofDays(8)),
-        "{\"order_id\":3,\"source_version\":1}");
+    Path late = Files.createDirectories(landing.resolve("late")).resolve("e.json");
+    write(late, seen.minus(java.time.Duration.ofDays(8)), "{\"order_id\":3,\"source_version\":1}");
     write(landing.resolve("_f.json"), seen, "{\"order_id\":4,\"source_version\":1}");
     write(landing.resolve(".g.json"), seen, "{\"order_id\":5,\"source_version\":1}");
 
@@ -312,21 +311,22 @@ class InitAndPlanCommandTest extends SparkTestBase {
     JsonNode json = JSON.readTree(plan.out());
     assertThat(json.get("pending").toString())
         .isEqualTo(
-            "{\"files\":1,\"bytes\":"
-                + Files.size(landing.resolve("d.json"))
-                + ",\"oldest\":\"2026-11-30T10:01:00Z\",\"newest\":\"2026-11-30T10:01:00Z\","
-                + "\"alreadyIngested\":1,\"skippedOlderThanMaxFileAge\":1}");
-    assertThat(json.get("sample").get("files").toString())
-        .isEqualTo("[\"file:" + landing.resolve("d.json") + "\"]");
+            "{\"files\":2,\"bytes\":"
+                + (Files.size(landing.resolve("d.json")) + Files.size(late))
+                + ",\"oldest\":\"2026-11-22T10:00:00Z\",\"newest\":\"2026-11-30T10:01:00Z\","
+                + "\"alreadyIngested\":1,\"skippedOlderThanMaxFileAge\":0}");
+    assertThat(json.get("sample").get("files"))
+        .extracting(JsonNode::asText)
+        .containsExactlyInAnyOrder("file:" + landing.resolve("d.json"), "file:" + late);
 
     // The differential: the real run ingests exactly what the plan said.
     CliRunner.Outcome bronze = CliRunner.run("bronze", "--config", file.toString());
     assertThat(bronze.exitCode()).as(bronze.err()).isEqualTo(0);
-    assertThat(bronze.out()).startsWith("bronze orders: 1 file(s), 1 row(s) ");
+    assertThat(bronze.out()).startsWith("bronze orders: 2 file(s), 2 row(s) ");
     CliRunner.Outcome export =
         CliRunner.run("export", "--config", file.toString(), "--layer", "bronze");
     assertThat(export.out().lines().map(l -> l.substring(0, l.indexOf(",\"source_version\""))))
-        .containsExactly("{\"order_id\":1", "{\"order_id\":2");
+        .containsExactlyInAnyOrder("{\"order_id\":1", "{\"order_id\":2", "{\"order_id\":3");
   }
 
   @Test
