@@ -11,12 +11,12 @@ import java.util.Map;
  * @param exactRetries copies collapsed in the batch plus versions equal to the stored one
  * @param olderIgnored latest versions older than what silver (or a tombstone) already holds
  * @param supersededInBatch versions replaced by a newer one of the same key in the same batch
- * @param notes the first few decisions in words ("key 101 sequence 1: older than ...")
+ * @param notes the first few decisions (printed "key 101 sequence 1: older than ...")
  */
 public record BatchReport(
     String runId,
     long batchId,
-    String status,
+    BatchStatus status,
     Long bronzeVersionMin,
     Long bronzeVersionMax,
     long inputRows,
@@ -32,10 +32,11 @@ public record BatchReport(
     long deleted,
     long quarantined,
     double seconds,
-    List<String> notes) {
+    List<Note> notes) {
 
-  public static final String APPLIED = "APPLIED";
-  public static final String REJECTED = "REJECTED";
+  public BatchReport {
+    notes = List.copyOf(notes);
+  }
 
   public String summary() {
     return String.format(
@@ -64,7 +65,7 @@ public record BatchReport(
     Map<String, Object> map = new LinkedHashMap<>();
     map.put("runId", runId);
     map.put("batchId", batchId);
-    map.put("status", status);
+    map.put("status", status.name());
     map.put("bronzeVersionMin", bronzeVersionMin);
     map.put("bronzeVersionMax", bronzeVersionMax);
     map.put("inputRows", inputRows);
@@ -80,7 +81,7 @@ public record BatchReport(
     map.put("deleted", deleted);
     map.put("quarantined", quarantined);
     map.put("seconds", Math.round(seconds * 1000) / 1000.0);
-    map.put("notes", notes);
+    map.put("notes", notes.stream().map(Note::text).toList());
     return map;
   }
 }

@@ -26,7 +26,7 @@ public final class RunLog {
         RowFactory.create(
             r.runId(),
             r.batchId(),
-            r.status(),
+            r.status().name(),
             ruleVersion,
             startedAt,
             r.seconds(),
@@ -52,9 +52,12 @@ public final class RunLog {
             .format("delta")
             .mode("append");
     String appId =
-        BatchReport.APPLIED.equals(r.status())
+        r.status() == BatchStatus.APPLIED
             ? "replaysafe-runs-" + r.runId()
-            : "replaysafe-runs-" + r.status().toLowerCase(java.util.Locale.ROOT) + "-" + r.runId();
+            : "replaysafe-runs-"
+                + r.status().name().toLowerCase(java.util.Locale.ROOT)
+                + "-"
+                + r.runId();
     writer.option("txnAppId", appId).option("txnVersion", r.batchId()).save(tables.runsPath());
   }
 }

@@ -45,8 +45,8 @@ public record SilverResult(
   }
 
   /** Every batch's notable decisions, in order. */
-  public List<String> notes() {
-    List<String> notes = new ArrayList<>();
+  public List<Note> notes() {
+    List<Note> notes = new ArrayList<>();
     batches.forEach(b -> notes.addAll(b.notes()));
     return notes;
   }
