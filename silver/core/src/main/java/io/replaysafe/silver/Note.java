@@ -1,14 +1,16 @@
 package io.replaysafe.silver;
 
+import com.fasterxml.jackson.annotation.JsonValue;
+
 /**
  * One notable decision of a batch, in words for reports and logs ({@link #text}), with its kind so
- * that code can tell decisions apart without reading the words.
+ * that code can tell decisions apart without reading the words. JSON carries the text.
  *
  * @param key the key as reports print it, or null when the note is not about one key
  * @param sequence the sequence as reports print it, or null
  * @param text the note as printed: "key 101 sequence 1: exact retry of the stored version, ..."
  */
-public record Note(Kind kind, String key, String sequence, String text) {
+public record Note(Kind kind, String key, String sequence, @JsonValue String text) {
 
   /** What a note is about. */
   public enum Kind {

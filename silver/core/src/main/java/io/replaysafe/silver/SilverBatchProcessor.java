@@ -100,12 +100,14 @@ public final class SilverBatchProcessor {
                 conflicts,
                 TargetTable.Applied.NOTHING,
                 0,
+                List.of(),
                 started,
-                List.of());
+                startedAt,
+                rejection);
         // Untagged: a rejected batch wrote nothing, so there is nothing to roll back for it.
         commits.untagged(
             () -> {
-              RunLog.append(spark, tables, rejected, contract.ruleVersion(), startedAt, rejection);
+              RunLog.append(spark, tables, rejected);
               return null;
             });
         throw new BatchRejectedException(rejection);
@@ -130,9 +132,11 @@ public final class SilverBatchProcessor {
               conflicts,
               applied,
               quarantined,
+              firstNotes(notes),
               started,
-              firstNotes(notes));
-      RunLog.append(spark, tables, report, contract.ruleVersion(), startedAt, null);
+              startedAt,
+              null);
+      RunLog.append(spark, tables, report);
       CrashPoints.maybeCrash(CrashPoints.SILVER_AFTER_RUN_LOG);
       LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
       return report;
@@ -185,8 +189,10 @@ public final class SilverBatchProcessor {
       Conflicts conflicts,
       TargetTable.Applied a,
       long quarantined,
+      List<Note> notes,
       long started,
-      List<Note> notes) {
+      Timestamp startedAt,
+      String message) {
     return new BatchReport(
         runId,
         batchId,
@@ -206,7 +212,10 @@ public final class SilverBatchProcessor {
         a.deleted(),
         quarantined,
         (System.nanoTime() - started) / 1e9,
-        notes);
+        notes,
+        contract.ruleVersion(),
+        startedAt,
+        message);
   }
 
   /** At most {@link #MAX_NOTES} notes; the report's counts stay exact. */

@@ -71,7 +71,7 @@ public record SilverResult(
     map.put("purgedTombstones", purgedTombstones);
     map.put("silverVersion", silverVersion);
     map.put("seconds", Math.round(seconds * 1000) / 1000.0);
-    map.put("batchReports", batches.stream().map(BatchReport::toMap).toList());
+    map.put("batchReports", batches);
     return map;
   }
 
