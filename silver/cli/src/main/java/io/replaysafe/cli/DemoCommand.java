@@ -10,6 +10,7 @@ import io.replaysafe.common.s3.S3Clients;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.jobs.PipelineRun;
 import io.replaysafe.silver.BatchReport;
+import io.replaysafe.silver.Note;
 import io.replaysafe.silver.SilverResult;
 import java.io.IOException;
 import java.io.InputStream;
@@ -115,7 +116,8 @@ final class DemoCommand implements Callable<Integer> {
       invalid += run.total(BatchReport::invalid);
       deleted += run.total(BatchReport::deleted);
       run.notes().stream()
-          .filter(n -> n.contains("differs from the stored") || n.contains("different payloads"))
+          .filter(n -> n.kind() == Note.Kind.CONFLICT)
+          .map(Note::text)
           .forEach(conflicts::add);
     }
     return retries

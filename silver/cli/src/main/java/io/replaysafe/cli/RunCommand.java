@@ -70,7 +70,7 @@ final class RunCommand implements Callable<Integer> {
                     + bronze.summary()
                     + " | "
                     + silver.summary());
-        silver.notes().forEach(note -> err.println("  " + note));
+        silver.notes().forEach(note -> err.println("  " + note.text()));
         return ReplaysafeCli.EXIT_OK;
       }
       RuntimeException e = outcome.error();

@@ -48,7 +48,7 @@ final class SilverCommand implements Callable<Integer> {
       out.println(result.toJson());
     } else {
       out.println(result.summary());
-      result.notes().forEach(n -> out.println("  " + n));
+      result.notes().forEach(n -> out.println("  " + n.text()));
     }
     out.flush();
   }

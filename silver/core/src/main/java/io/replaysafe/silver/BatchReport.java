@@ -1,22 +1,60 @@
 package io.replaysafe.silver;
 
-import java.util.LinkedHashMap;
+import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.annotation.JsonSerialize;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+import java.io.IOException;
+import java.sql.Timestamp;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
+import java.util.function.Function;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
 
 /**
  * The evidence of one silver micro-batch: what came in and what the contract did with each row.
+ * Everything a batch reports is derived from it: the summary line ({@link #summary}), the JSON of
+ * the CLI and the jobs (this record as Jackson writes it), and the run-log row ({@link #RUN_LOG}).
  *
  * @param exactRetries copies collapsed in the batch plus versions equal to the stored one
  * @param olderIgnored latest versions older than what silver (or a tombstone) already holds
  * @param supersededInBatch versions replaced by a newer one of the same key in the same batch
- * @param notes the first few decisions in words ("key 101 sequence 1: older than ...")
+ * @param notes the first few decisions (printed "key 101 sequence 1: older than ...")
+ * @param ruleVersion the contract's rule version the batch ran with (run log only)
+ * @param startedAt when the batch started (run log only)
+ * @param message why a rejected batch was rejected, or null (run log only)
  */
+@JsonPropertyOrder({
+  "runId",
+  "batchId",
+  "status",
+  "bronzeVersionMin",
+  "bronzeVersionMax",
+  "inputRows",
+  "invalid",
+  "exactRetries",
+  "distinctKeys",
+  "conflictsInBatch",
+  "conflictsWithTarget",
+  "olderIgnored",
+  "supersededInBatch",
+  "inserted",
+  "updated",
+  "deleted",
+  "quarantined",
+  "seconds",
+  "notes"
+})
 public record BatchReport(
     String runId,
     long batchId,
-    String status,
+    BatchStatus status,
     Long bronzeVersionMin,
     Long bronzeVersionMax,
     long inputRows,
@@ -31,11 +69,15 @@ public record BatchReport(
     long updated,
     long deleted,
     long quarantined,
-    double seconds,
-    List<String> notes) {
+    @JsonSerialize(using = Millis.class) double seconds,
+    List<Note> notes,
+    @JsonIgnore String ruleVersion,
+    @JsonIgnore Timestamp startedAt,
+    @JsonIgnore String message) {
 
-  public static final String APPLIED = "APPLIED";
-  public static final String REJECTED = "REJECTED";
+  public BatchReport {
+    notes = List.copyOf(notes);
+  }
 
   public String summary() {
     return String.format(
@@ -60,27 +102,69 @@ public record BatchReport(
         seconds);
   }
 
-  public Map<String, Object> toMap() {
-    Map<String, Object> map = new LinkedHashMap<>();
-    map.put("runId", runId);
-    map.put("batchId", batchId);
-    map.put("status", status);
-    map.put("bronzeVersionMin", bronzeVersionMin);
-    map.put("bronzeVersionMax", bronzeVersionMax);
-    map.put("inputRows", inputRows);
-    map.put("invalid", invalid);
-    map.put("exactRetries", exactRetries);
-    map.put("distinctKeys", distinctKeys);
-    map.put("conflictsInBatch", conflictsInBatch);
-    map.put("conflictsWithTarget", conflictsWithTarget);
-    map.put("olderIgnored", olderIgnored);
-    map.put("supersededInBatch", supersededInBatch);
-    map.put("inserted", inserted);
-    map.put("updated", updated);
-    map.put("deleted", deleted);
-    map.put("quarantined", quarantined);
-    map.put("seconds", Math.round(seconds * 1000) / 1000.0);
-    map.put("notes", notes);
-    return map;
+  /**
+   * The run-log table's columns, each with the evidence it stores: the table's schema and a batch's
+   * row both come from this list.
+   */
+  static final List<RunLogColumn> RUN_LOG =
+      List.of(
+          new RunLogColumn("run_id", DataTypes.StringType, false, BatchReport::runId),
+          new RunLogColumn("batch_id", DataTypes.LongType, false, BatchReport::batchId),
+          new RunLogColumn("status", DataTypes.StringType, false, r -> r.status().name()),
+          new RunLogColumn("rule_version", DataTypes.StringType, false, BatchReport::ruleVersion),
+          new RunLogColumn("started_at", DataTypes.TimestampType, false, BatchReport::startedAt),
+          new RunLogColumn("seconds", DataTypes.DoubleType, false, BatchReport::seconds),
+          new RunLogColumn(
+              "bronze_version_min", DataTypes.LongType, true, BatchReport::bronzeVersionMin),
+          new RunLogColumn(
+              "bronze_version_max", DataTypes.LongType, true, BatchReport::bronzeVersionMax),
+          new RunLogColumn("input_rows", DataTypes.LongType, false, BatchReport::inputRows),
+          new RunLogColumn("invalid", DataTypes.LongType, false, BatchReport::invalid),
+          new RunLogColumn("exact_retries", DataTypes.LongType, false, BatchReport::exactRetries),
+          new RunLogColumn("distinct_keys", DataTypes.LongType, false, BatchReport::distinctKeys),
+          new RunLogColumn(
+              "conflicts_in_batch", DataTypes.LongType, false, BatchReport::conflictsInBatch),
+          new RunLogColumn(
+              "conflicts_with_target", DataTypes.LongType, false, BatchReport::conflictsWithTarget),
+          new RunLogColumn("older_ignored", DataTypes.LongType, false, BatchReport::olderIgnored),
+          new RunLogColumn(
+              "superseded_in_batch", DataTypes.LongType, false, BatchReport::supersededInBatch),
+          new RunLogColumn("inserted", DataTypes.LongType, false, BatchReport::inserted),
+          new RunLogColumn("updated", DataTypes.LongType, false, BatchReport::updated),
+          new RunLogColumn("deleted", DataTypes.LongType, false, BatchReport::deleted),
+          new RunLogColumn("quarantined", DataTypes.LongType, false, BatchReport::quarantined),
+          new RunLogColumn("message", DataTypes.StringType, true, BatchReport::message));
+
+  /** The run-log table's schema. */
+  static final StructType RUN_LOG_SCHEMA = runLogSchema();
+
+  private static StructType runLogSchema() {
+    StructType schema = new StructType();
+    for (RunLogColumn c : RUN_LOG) {
+      schema = schema.add(c.name(), c.type(), c.nullable());
+    }
+    return schema;
+  }
+
+  /** This batch's row of the run log. */
+  Row runLogRow() {
+    return RowFactory.create(RUN_LOG.stream().map(c -> c.value().apply(this)).toArray());
+  }
+
+  /** One run-log column and the evidence it stores. */
+  record RunLogColumn(
+      String name, DataType type, boolean nullable, Function<BatchReport, Object> value) {}
+
+  /** JSON carries the seconds to the millisecond. */
+  static final class Millis extends StdSerializer<Double> {
+    Millis() {
+      super(Double.class);
+    }
+
+    @Override
+    public void serialize(Double value, JsonGenerator gen, SerializerProvider provider)
+        throws IOException {
+      gen.writeNumber(Math.round(value * 1000) / 1000.0);
+    }
   }
 }

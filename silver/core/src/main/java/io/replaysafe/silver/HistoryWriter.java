@@ -47,35 +47,6 @@ public final class HistoryWriter {
   public record Applied(
       long newEvents, long retriesOfStored, long inserted, long updated, long deleted) {}
 
-  /** Stored events of the batch's keys, with the columns conflict detection expects. */
-  public Dataset<Row> storedEvents(Dataset<Row> collapsed) {
-    Dataset<Row> keys = collapsed.select(MergePlan.cols(contract.keys())).distinct();
-    List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
-    columns.add(contract.sequence(null).as(MergePlan.T_SEQ));
-    columns.add(col(PAYLOAD_HASH).as(MergePlan.T_HASH));
-    columns.add(col(SilverContract.HASH_VERSION).as(MergePlan.T_HASH_VERSION));
-    return tables
-        .events()
-        .join(
-            org.apache.spark.sql.functions.broadcast(keys),
-            MergePlan.asSeq(contract.keys()),
-            "left_semi")
-        .select(columns.toArray(Column[]::new));
-  }
-
-  /** Incoming rows with a stored event's key and sequence but another payload. */
-  public Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> stored) {
-    return collapsed
-        .join(stored, MergePlan.asSeq(contract.keys()), "inner")
-        .where(
-            col(SEQ)
-                .equalTo(col(MergePlan.T_SEQ))
-                .and(
-                    contract
-                        .comparableHash(MergePlan.T_HASH_VERSION)
-                        .notEqual(col(MergePlan.T_HASH))));
-  }
-
   public Applied apply(Dataset<Row> clean, Dataset<Row> stored) {
     List<String> keys = contract.keys();
     // Events already stored (same key and sequence; a different payload was a conflict) are exact

@@ -31,19 +31,6 @@ public final class MergePlan {
   static final String T_KIND = "__t_kind";
   static final String T_HASH_VERSION = "__t_hash_version";
 
-  /** Actions, recorded per key so every decision can be explained. */
-  public static final String INSERT = "INSERT";
-
-  /** An insert newer than the key's tombstone: the key comes back and the tombstone goes. */
-  public static final String REVIVE = "REVIVE";
-
-  public static final String UPDATE = "UPDATE";
-  public static final String DELETE = "DELETE";
-  public static final String TOMBSTONE_ONLY = "TOMBSTONE_ONLY";
-  public static final String RETRY = "RETRY";
-  public static final String OLDER = "OLDER";
-  public static final String CONFLICT = "CONFLICT";
-
   private MergePlan() {}
 
   /**
@@ -148,16 +135,25 @@ public final class MergePlan {
                     .notEqual(col(T_HASH))
                     .or(col(IS_DELETE).and(live)));
     Column action =
-        when(col(T_SEQ).isNull(), when(col(IS_DELETE), lit(TOMBSTONE_ONLY)).otherwise(lit(INSERT)))
+        when(
+                col(T_SEQ).isNull(),
+                when(col(IS_DELETE), MergeAction.TOMBSTONE_ONLY.lit())
+                    .otherwise(MergeAction.INSERT.lit()))
             .when(
                 col(SEQ).gt(col(T_SEQ)).or(col(SEQ).equalTo(col(T_SEQ)).and(winsAtEqual)),
-                when(col(IS_DELETE), when(live, lit(DELETE)).otherwise(lit(TOMBSTONE_ONLY)))
-                    .otherwise(when(live, lit(UPDATE)).otherwise(lit(REVIVE))))
+                when(
+                        col(IS_DELETE),
+                        when(live, MergeAction.DELETE.lit())
+                            .otherwise(MergeAction.TOMBSTONE_ONLY.lit()))
+                    .otherwise(
+                        when(live, MergeAction.UPDATE.lit()).otherwise(MergeAction.REVIVE.lit())))
             .when(
                 col(SEQ).equalTo(col(T_SEQ)),
-                when(contract.comparableHash(T_HASH_VERSION).equalTo(col(T_HASH)), lit(RETRY))
-                    .otherwise(lit(CONFLICT)))
-            .otherwise(lit(OLDER));
+                when(
+                        contract.comparableHash(T_HASH_VERSION).equalTo(col(T_HASH)),
+                        MergeAction.RETRY.lit())
+                    .otherwise(MergeAction.CONFLICT.lit()))
+            .otherwise(MergeAction.OLDER.lit());
     return latest.join(targetState, asSeq(contract.keys()), "left").withColumn(ACTION, action);
   }
 

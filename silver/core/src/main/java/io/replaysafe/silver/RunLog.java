@@ -1,9 +1,6 @@
 package io.replaysafe.silver;
 
-import java.sql.Timestamp;
 import java.util.List;
-import org.apache.spark.sql.Row;
-import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -15,46 +12,21 @@ import org.apache.spark.sql.SparkSession;
 public final class RunLog {
   private RunLog() {}
 
-  public static void append(
-      SparkSession spark,
-      SilverTables tables,
-      BatchReport r,
-      String ruleVersion,
-      Timestamp startedAt,
-      String message) {
-    Row row =
-        RowFactory.create(
-            r.runId(),
-            r.batchId(),
-            r.status(),
-            ruleVersion,
-            startedAt,
-            r.seconds(),
-            r.bronzeVersionMin(),
-            r.bronzeVersionMax(),
-            r.inputRows(),
-            r.invalid(),
-            r.exactRetries(),
-            r.distinctKeys(),
-            r.conflictsInBatch(),
-            r.conflictsWithTarget(),
-            r.olderIgnored(),
-            r.supersededInBatch(),
-            r.inserted(),
-            r.updated(),
-            r.deleted(),
-            r.quarantined(),
-            message);
+  /** Appends {@code report}'s row ({@link BatchReport#RUN_LOG}). */
+  public static void append(SparkSession spark, SilverTables tables, BatchReport r) {
     var writer =
         spark
-            .createDataFrame(List.of(row), SilverTables.RUNS_SCHEMA)
+            .createDataFrame(List.of(r.runLogRow()), BatchReport.RUN_LOG_SCHEMA)
             .write()
             .format("delta")
             .mode("append");
     String appId =
-        BatchReport.APPLIED.equals(r.status())
+        r.status() == BatchStatus.APPLIED
             ? "replaysafe-runs-" + r.runId()
-            : "replaysafe-runs-" + r.status().toLowerCase(java.util.Locale.ROOT) + "-" + r.runId();
+            : "replaysafe-runs-"
+                + r.status().name().toLowerCase(java.util.Locale.ROOT)
+                + "-"
+                + r.runId();
     writer.option("txnAppId", appId).option("txnVersion", r.batchId()).save(tables.runsPath());
   }
 }

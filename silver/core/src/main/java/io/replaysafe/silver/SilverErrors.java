@@ -143,4 +143,32 @@ public final class SilverErrors {
             "only one payload can hold a key at a sequence",
             "Choose the one that wins, release it, and discard the others"));
   }
+
+  /** Bronze's change feed holds a change that is not an insert: bronze is append-only. */
+  static BatchRejectedException bronzeChanged(
+      SilverContract contract, long batchId, long rows, Object version, String changeType) {
+    String bronze = contract.pipeline().bronze().path();
+    return new BatchRejectedException(
+        "Cannot apply batch "
+            + batchId
+            + " to silver "
+            + contract.silver().path()
+            + ": bronze "
+            + bronze
+            + " version "
+            + version
+            + " holds "
+            + rows
+            + " change row(s) that are not inserts (change type "
+            + changeType
+            + "), and bronze is append-only by contract: an UPDATE, DELETE or MERGE on bronze"
+            + " would reach silver as conflicting or resurrected events. Nothing was written and"
+            + " the silver checkpoint did not advance. Undo the change (RESTORE TABLE delta.`"
+            + bronze
+            + "` TO VERSION AS OF "
+            + (version instanceof Long v ? v - 1 : "the version before it")
+            + ") and run again, or set silver.ignoreBronzeChanges: true to skip bronze's updates"
+            + " and deletes (silver keeps what it applied; deliver a delete event to remove a"
+            + " key).");
+  }
 }

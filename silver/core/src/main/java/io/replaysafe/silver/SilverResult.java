@@ -45,8 +45,8 @@ public record SilverResult(
   }
 
   /** Every batch's notable decisions, in order. */
-  public List<String> notes() {
-    List<String> notes = new ArrayList<>();
+  public List<Note> notes() {
+    List<Note> notes = new ArrayList<>();
     batches.forEach(b -> notes.addAll(b.notes()));
     return notes;
   }
@@ -71,7 +71,7 @@ public record SilverResult(
     map.put("purgedTombstones", purgedTombstones);
     map.put("silverVersion", silverVersion);
     map.put("seconds", Math.round(seconds * 1000) / 1000.0);
-    map.put("batchReports", batches.stream().map(BatchReport::toMap).toList());
+    map.put("batchReports", batches);
     return map;
   }
 

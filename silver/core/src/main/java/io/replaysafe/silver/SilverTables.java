@@ -34,29 +34,7 @@ public final class SilverTables {
           .add("decision", DataTypes.StringType, true)
           .add("decided_at", DataTypes.TimestampType, true);
 
-  public static final StructType RUNS_SCHEMA =
-      new StructType()
-          .add("run_id", DataTypes.StringType, false)
-          .add("batch_id", DataTypes.LongType, false)
-          .add("status", DataTypes.StringType, false)
-          .add("rule_version", DataTypes.StringType, false)
-          .add("started_at", DataTypes.TimestampType, false)
-          .add("seconds", DataTypes.DoubleType, false)
-          .add("bronze_version_min", DataTypes.LongType, true)
-          .add("bronze_version_max", DataTypes.LongType, true)
-          .add("input_rows", DataTypes.LongType, false)
-          .add("invalid", DataTypes.LongType, false)
-          .add("exact_retries", DataTypes.LongType, false)
-          .add("distinct_keys", DataTypes.LongType, false)
-          .add("conflicts_in_batch", DataTypes.LongType, false)
-          .add("conflicts_with_target", DataTypes.LongType, false)
-          .add("older_ignored", DataTypes.LongType, false)
-          .add("superseded_in_batch", DataTypes.LongType, false)
-          .add("inserted", DataTypes.LongType, false)
-          .add("updated", DataTypes.LongType, false)
-          .add("deleted", DataTypes.LongType, false)
-          .add("quarantined", DataTypes.LongType, false)
-          .add("message", DataTypes.StringType, true);
+  public static final StructType RUNS_SCHEMA = BatchReport.RUN_LOG_SCHEMA;
 
   private final SparkSession spark;
   private final SilverContract contract;

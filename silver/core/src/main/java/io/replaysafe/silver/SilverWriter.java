@@ -1,5 +1,10 @@
 package io.replaysafe.silver;
 
+import static io.replaysafe.silver.MergeAction.DELETE;
+import static io.replaysafe.silver.MergeAction.INSERT;
+import static io.replaysafe.silver.MergeAction.REVIVE;
+import static io.replaysafe.silver.MergeAction.TOMBSTONE_ONLY;
+import static io.replaysafe.silver.MergeAction.UPDATE;
 import static io.replaysafe.silver.SilverContract.ACTION;
 import static io.replaysafe.silver.SilverContract.APPLIED_AT;
 import static io.replaysafe.silver.SilverContract.BRONZE_VERSION;
@@ -8,7 +13,6 @@ import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
 import static io.replaysafe.silver.SilverContract.STORED_SOURCE_FILE;
 import static io.replaysafe.silver.SilverContract.q;
 import static org.apache.spark.sql.functions.broadcast;
-import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.expr;
 
 import io.delta.tables.DeltaMergeBuilder;
@@ -37,7 +41,7 @@ public final class SilverWriter {
   public record Applied(long inserted, long updated, long deleted) {}
 
   /** As {@link #apply(Dataset, Map, MergePlan.KeyBounds)} without key bounds. */
-  public Applied apply(Dataset<Row> plan, Map<String, Long> actions) {
+  public Applied apply(Dataset<Row> plan, Map<MergeAction, Long> actions) {
     return apply(plan, actions, null);
   }
 
@@ -55,16 +59,9 @@ public final class SilverWriter {
    * whose key range overlaps the batch.
    */
   public Applied apply(
-      Dataset<Row> plan, Map<String, Long> actions, MergePlan.KeyBounds keyBounds) {
-    long toSilverCount =
-        actions.getOrDefault(MergePlan.INSERT, 0L)
-            + actions.getOrDefault(MergePlan.REVIVE, 0L)
-            + actions.getOrDefault(MergePlan.UPDATE, 0L)
-            + actions.getOrDefault(MergePlan.DELETE, 0L);
-    long toTombstones =
-        actions.getOrDefault(MergePlan.REVIVE, 0L)
-            + actions.getOrDefault(MergePlan.DELETE, 0L)
-            + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L);
+      Dataset<Row> plan, Map<MergeAction, Long> actions, MergePlan.KeyBounds keyBounds) {
+    long toSilverCount = MergeAction.count(actions, INSERT, REVIVE, UPDATE, DELETE);
+    long toTombstones = MergeAction.count(actions, REVIVE, DELETE, TOMBSTONE_ONLY);
     Applied applied =
         toSilverCount == 0 ? new Applied(0, 0, 0) : mergeIntoSilver(plan, actions, keyBounds);
     // Crash matrix and rehearsal only (no-op unless armed): killed between the silver MERGE and
@@ -87,15 +84,11 @@ public final class SilverWriter {
    * Delta runs as an append that rewrites no file).
    */
   private Applied mergeIntoSilver(
-      Dataset<Row> plan, Map<String, Long> actions, MergePlan.KeyBounds keyBounds) {
-    long deletes = actions.getOrDefault(MergePlan.DELETE, 0L);
-    long updates = actions.getOrDefault(MergePlan.UPDATE, 0L);
-    long inserts =
-        actions.getOrDefault(MergePlan.INSERT, 0L) + actions.getOrDefault(MergePlan.REVIVE, 0L);
-    Dataset<Row> toSilver =
-        plan.where(
-            col(ACTION)
-                .isin(MergePlan.INSERT, MergePlan.REVIVE, MergePlan.UPDATE, MergePlan.DELETE));
+      Dataset<Row> plan, Map<MergeAction, Long> actions, MergePlan.KeyBounds keyBounds) {
+    long deletes = MergeAction.count(actions, DELETE);
+    long updates = MergeAction.count(actions, UPDATE);
+    long inserts = MergeAction.count(actions, INSERT, REVIVE);
+    Dataset<Row> toSilver = plan.where(MergeAction.in(INSERT, REVIVE, UPDATE, DELETE));
     String guard = newer("s", "t");
     Map<String, String> insertValues = rowValues(false);
     Map<String, String> updateValues = rowValues(contract.silver().ignoreNullUpdates());
@@ -108,15 +101,19 @@ public final class SilverWriter {
                 source(toSilver, deletes + updates + inserts).as("s"),
                 condition(contract.keyCondition("t", "s"), keyBounds));
     if (deletes > 0) {
-      merge = merge.whenMatched("s." + ACTION + " = 'DELETE' AND " + guard).delete();
+      merge = merge.whenMatched("s." + ACTION + " = " + DELETE.sql() + " AND " + guard).delete();
     }
     if (updates > 0) {
       merge =
-          merge.whenMatched("s." + ACTION + " = 'UPDATE' AND " + guard).updateExpr(updateValues);
+          merge
+              .whenMatched("s." + ACTION + " = " + UPDATE.sql() + " AND " + guard)
+              .updateExpr(updateValues);
     }
     if (inserts > 0) {
       merge =
-          merge.whenNotMatched("s." + ACTION + " IN ('INSERT', 'REVIVE')").insertExpr(insertValues);
+          merge
+              .whenNotMatched(MergeAction.sqlIn("s." + ACTION, INSERT, REVIVE))
+              .insertExpr(insertValues);
     }
     Row metrics = merge.execute().first();
     return new Applied(
@@ -159,13 +156,13 @@ public final class SilverWriter {
 
   /** Records deletes (so older events cannot resurrect a key) and clears revived keys. */
   private void applyTombstones(
-      Dataset<Row> plan, Map<String, Long> actions, String guard, MergePlan.KeyBounds keyBounds) {
-    long revives = actions.getOrDefault(MergePlan.REVIVE, 0L);
-    long deletes =
-        actions.getOrDefault(MergePlan.DELETE, 0L)
-            + actions.getOrDefault(MergePlan.TOMBSTONE_ONLY, 0L);
-    Dataset<Row> changes =
-        plan.where(col(ACTION).isin(MergePlan.DELETE, MergePlan.TOMBSTONE_ONLY, MergePlan.REVIVE));
+      Dataset<Row> plan,
+      Map<MergeAction, Long> actions,
+      String guard,
+      MergePlan.KeyBounds keyBounds) {
+    long revives = MergeAction.count(actions, REVIVE);
+    long deletes = MergeAction.count(actions, DELETE, TOMBSTONE_ONLY);
+    Dataset<Row> changes = plan.where(MergeAction.in(DELETE, TOMBSTONE_ONLY, REVIVE));
     Map<String, String> values = new LinkedHashMap<>();
     for (String c : contract.silver().identityColumns()) {
       values.put(c, "s." + q(c));
@@ -175,7 +172,7 @@ public final class SilverWriter {
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
     values.put("__deleted_at", "current_timestamp()");
     values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
-    String isDelete = "s." + ACTION + " IN ('DELETE', 'TOMBSTONE_ONLY')";
+    String isDelete = MergeAction.sqlIn("s." + ACTION, DELETE, TOMBSTONE_ONLY);
     DeltaMergeBuilder merge =
         tables
             .tombstoneTable()
@@ -187,7 +184,7 @@ public final class SilverWriter {
       merge = merge.whenMatched(isDelete + " AND " + guard).updateExpr(values);
     }
     if (revives > 0) {
-      merge = merge.whenMatched("s." + ACTION + " = 'REVIVE' AND " + guard).delete();
+      merge = merge.whenMatched("s." + ACTION + " = " + REVIVE.sql() + " AND " + guard).delete();
     }
     if (deletes > 0) {
       merge = merge.whenNotMatched(isDelete).insertExpr(values);

@@ -40,28 +40,28 @@ class MergeClassificationTest extends SparkTestBase {
     NEWER
   }
 
-  record Case(Stored stored, Order order, boolean delete, String action) {}
+  record Case(Stored stored, Order order, boolean delete, MergeAction action) {}
 
   static final List<Case> TABLE =
       List.of(
-          new Case(Stored.NOTHING, null, false, MergePlan.INSERT),
-          new Case(Stored.NOTHING, null, true, MergePlan.TOMBSTONE_ONLY),
-          new Case(Stored.LIVE, Order.OLDER, false, MergePlan.OLDER),
-          new Case(Stored.LIVE, Order.OLDER, true, MergePlan.OLDER),
-          new Case(Stored.LIVE, Order.EQUAL_SAME_PAYLOAD, false, MergePlan.RETRY),
-          new Case(Stored.LIVE, Order.EQUAL_SAME_PAYLOAD, true, MergePlan.RETRY),
-          new Case(Stored.LIVE, Order.EQUAL_OTHER_PAYLOAD, false, MergePlan.CONFLICT),
-          new Case(Stored.LIVE, Order.EQUAL_OTHER_PAYLOAD, true, MergePlan.CONFLICT),
-          new Case(Stored.LIVE, Order.NEWER, false, MergePlan.UPDATE),
-          new Case(Stored.LIVE, Order.NEWER, true, MergePlan.DELETE),
-          new Case(Stored.TOMBSTONE, Order.OLDER, false, MergePlan.OLDER),
-          new Case(Stored.TOMBSTONE, Order.OLDER, true, MergePlan.OLDER),
-          new Case(Stored.TOMBSTONE, Order.EQUAL_SAME_PAYLOAD, false, MergePlan.RETRY),
-          new Case(Stored.TOMBSTONE, Order.EQUAL_SAME_PAYLOAD, true, MergePlan.RETRY),
-          new Case(Stored.TOMBSTONE, Order.EQUAL_OTHER_PAYLOAD, false, MergePlan.CONFLICT),
-          new Case(Stored.TOMBSTONE, Order.EQUAL_OTHER_PAYLOAD, true, MergePlan.CONFLICT),
-          new Case(Stored.TOMBSTONE, Order.NEWER, false, MergePlan.REVIVE),
-          new Case(Stored.TOMBSTONE, Order.NEWER, true, MergePlan.TOMBSTONE_ONLY));
+          new Case(Stored.NOTHING, null, false, MergeAction.INSERT),
+          new Case(Stored.NOTHING, null, true, MergeAction.TOMBSTONE_ONLY),
+          new Case(Stored.LIVE, Order.OLDER, false, MergeAction.OLDER),
+          new Case(Stored.LIVE, Order.OLDER, true, MergeAction.OLDER),
+          new Case(Stored.LIVE, Order.EQUAL_SAME_PAYLOAD, false, MergeAction.RETRY),
+          new Case(Stored.LIVE, Order.EQUAL_SAME_PAYLOAD, true, MergeAction.RETRY),
+          new Case(Stored.LIVE, Order.EQUAL_OTHER_PAYLOAD, false, MergeAction.CONFLICT),
+          new Case(Stored.LIVE, Order.EQUAL_OTHER_PAYLOAD, true, MergeAction.CONFLICT),
+          new Case(Stored.LIVE, Order.NEWER, false, MergeAction.UPDATE),
+          new Case(Stored.LIVE, Order.NEWER, true, MergeAction.DELETE),
+          new Case(Stored.TOMBSTONE, Order.OLDER, false, MergeAction.OLDER),
+          new Case(Stored.TOMBSTONE, Order.OLDER, true, MergeAction.OLDER),
+          new Case(Stored.TOMBSTONE, Order.EQUAL_SAME_PAYLOAD, false, MergeAction.RETRY),
+          new Case(Stored.TOMBSTONE, Order.EQUAL_SAME_PAYLOAD, true, MergeAction.RETRY),
+          new Case(Stored.TOMBSTONE, Order.EQUAL_OTHER_PAYLOAD, false, MergeAction.CONFLICT),
+          new Case(Stored.TOMBSTONE, Order.EQUAL_OTHER_PAYLOAD, true, MergeAction.CONFLICT),
+          new Case(Stored.TOMBSTONE, Order.NEWER, false, MergeAction.REVIVE),
+          new Case(Stored.TOMBSTONE, Order.NEWER, true, MergeAction.TOMBSTONE_ONLY));
 
   /**
    * The stored version sits at sequence (5, 5). An older incoming row is (4, 9) and a newer one (6,
@@ -78,7 +78,7 @@ class MergeClassificationTest extends SparkTestBase {
     List<Arguments> rows = new ArrayList<>();
     for (int i = 0; i < TABLE.size(); i++) {
       Case c = TABLE.get(i);
-      rows.add(Arguments.of((long) i, c.stored(), c.order(), c.delete(), c.action()));
+      rows.add(Arguments.of((long) i, c.stored(), c.order(), c.delete(), c.action().name()));
     }
     return rows.stream();
   }
@@ -110,13 +110,15 @@ class MergeClassificationTest extends SparkTestBase {
       }
     }
     Dataset<Row> latest =
-        spark.createDataFrame(
-            incoming,
-            new StructType()
-                .add("k", DataTypes.LongType)
-                .add(SilverContract.SEQ, SEQ_TYPE)
-                .add(SilverContract.PAYLOAD_HASH, DataTypes.StringType)
-                .add(SilverContract.IS_DELETE, DataTypes.BooleanType));
+        spark
+            .createDataFrame(
+                incoming,
+                new StructType()
+                    .add("k", DataTypes.LongType)
+                    .add(SilverContract.SEQ, SEQ_TYPE)
+                    .add(SilverContract.PAYLOAD_HASH, DataTypes.StringType)
+                    .add(SilverContract.IS_DELETE, DataTypes.BooleanType))
+            .withColumn(BatchPreparation.WAIVED, org.apache.spark.sql.functions.lit(false));
     Dataset<Row> targetState =
         spark.createDataFrame(
             target,

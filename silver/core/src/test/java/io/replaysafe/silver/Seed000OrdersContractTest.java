@@ -91,7 +91,12 @@ class Seed000OrdersContractTest extends SparkTestBase {
     assertThat(older.total(BatchReport::olderIgnored)).isEqualTo(1);
     assertThat(older.notes())
         .containsExactly(
-            "key 101 sequence 1: older than the stored version {\"source_version\":2}, ignored");
+            new Note(
+                Note.Kind.OLDER,
+                "101",
+                "1",
+                "key 101 sequence 1: older than the stored version {\"source_version\":2},"
+                    + " ignored"));
   }
 
   @Test

@@ -31,10 +31,10 @@ class SilverWriterTest extends SparkTestBase {
     return MergePlan.classify(latest, state, contract).localCheckpoint(true);
   }
 
-  static Map<String, Long> actions(Dataset<Row> plan) {
-    Map<String, Long> counts = new HashMap<>();
+  static Map<MergeAction, Long> actions(Dataset<Row> plan) {
+    Map<MergeAction, Long> counts = new HashMap<>();
     for (Row r : plan.groupBy(SilverContract.ACTION).count().collectAsList()) {
-      counts.put(r.getString(0), r.getLong(1));
+      counts.put(MergeAction.valueOf(r.getString(0)), r.getLong(1));
     }
     return counts;
   }
@@ -74,7 +74,8 @@ class SilverWriterTest extends SparkTestBase {
             row(2, 1, "A", "UPSERT", "f1", 1),
             row(3, 1, "A", "UPSERT", "f1", 1),
             row(4, 5, null, "DELETE", "f1", 1));
-    assertThat(actions(first)).isEqualTo(Map.of("INSERT", 3L, "TOMBSTONE_ONLY", 1L));
+    assertThat(actions(first))
+        .isEqualTo(Map.of(MergeAction.INSERT, 3L, MergeAction.TOMBSTONE_ONLY, 1L));
 
     assertThat(apply(first)).isEqualTo(new SilverWriter.Applied(3, 0, 0));
     assertThat(silver()).containsExactly("1|1|A|f1|1", "2|1|A|f1|1", "3|1|A|f1|1");
@@ -87,7 +88,12 @@ class SilverWriterTest extends SparkTestBase {
             row(3, 0, "older", "UPSERT", "f2", 2),
             row(4, 6, "back", "UPSERT", "f2", 2));
     assertThat(actions(second))
-        .isEqualTo(Map.of("UPDATE", 1L, "DELETE", 1L, "OLDER", 1L, "REVIVE", 1L));
+        .isEqualTo(
+            Map.of(
+                MergeAction.UPDATE, 1L,
+                MergeAction.DELETE, 1L,
+                MergeAction.OLDER, 1L,
+                MergeAction.REVIVE, 1L));
 
     assertThat(apply(second)).isEqualTo(new SilverWriter.Applied(1, 1, 1));
     assertThat(silver()).containsExactly("1|2|B|f2|2", "3|1|A|f1|1", "4|6|back|f2|2");
@@ -115,7 +121,7 @@ class SilverWriterTest extends SparkTestBase {
 
     Dataset<Row> replay =
         plan(row(1, 2, "A", "UPSERT", "f1", 1), row(1, 1, "X", "UPSERT", "f0", 0));
-    assertThat(actions(replay)).isEqualTo(Map.of("RETRY", 1L));
+    assertThat(actions(replay)).isEqualTo(Map.of(MergeAction.RETRY, 1L));
 
     assertThat(apply(replay)).isEqualTo(new SilverWriter.Applied(0, 0, 0));
     assertThat(tables.silverTable().history(1).first().getLong(0)).isEqualTo(version);

@@ -31,7 +31,13 @@ class TruncateTest extends SparkTestBase {
     SilverResult truncated = p.run();
 
     assertThat(p.silverRows()).containsExactly("3|5|Created", "4|6|Created");
-    assertThat(truncated.notes()).contains("1 truncate event(s); rows older than [4] removed");
+    assertThat(truncated.notes())
+        .contains(
+            new Note(
+                Note.Kind.TRUNCATE,
+                null,
+                null,
+                "1 truncate event(s); rows older than [4] removed"));
 
     p.deliver(
         order(1, 2, "Paid"), truncate(4)); // a late event from before the truncate, and a replay

@@ -6,6 +6,7 @@ import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.silver.Note;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
@@ -38,7 +39,8 @@ public enum ClusterJob {
               spark,
               "silver",
               () -> io.replaysafe.silver.SilverJob.from(config, spark).execute());
-      return new Outcome(result.summary(), result.toMap(), result.notes());
+      return new Outcome(
+          result.summary(), result.toMap(), result.notes().stream().map(Note::text).toList());
     }
   };
 

@@ -1,0 +1,84 @@
+package io.replaysafe.silver;
+
+import static io.replaysafe.silver.MergeAction.OLDER;
+import static io.replaysafe.silver.MergeAction.RETRY;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * SCD type 1: silver holds the latest version of each key, the tombstones its deleted keys. A
+ * batch's latest row per key is classified against them ({@link MergePlan}) and merged ({@link
+ * SilverWriter}); truncate events apply first.
+ */
+final class CurrentState implements TargetTable {
+  private final SparkSession spark;
+  private final SilverTables tables;
+  private final SilverContract contract;
+  private final Truncates truncates;
+  private final SilverWriter writer;
+
+  CurrentState(
+      SparkSession spark, SilverTables tables, SilverContract contract, Truncates truncates) {
+    this.spark = spark;
+    this.tables = tables;
+    this.contract = contract;
+    this.truncates = truncates;
+    this.writer = new SilverWriter(tables, contract);
+  }
+
+  @Override
+  public String statePath() {
+    return contract.tombstonePath();
+  }
+
+  /** The live row or tombstone of each key, whichever is newer. */
+  @Override
+  public Dataset<Row> storedState(Dataset<Row> collapsed, MergePlan.KeyBounds bounds) {
+    return MergePlan.targetState(collapsed, tables, contract, bounds);
+  }
+
+  @Override
+  public Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> storedState) {
+    return MergePlan.conflictsWithTarget(collapsed, storedState, contract);
+  }
+
+  @Override
+  public Applied apply(PreparedBatch batch, Conflicts conflicts, Dataset<Row> clean) {
+    List<Note> notes = new ArrayList<>();
+    long olderThanTruncate = 0;
+    if (truncates.enabled()) {
+      Row watermark = truncates.apply(batch.truncates(), tables);
+      if (batch.truncateCount() > 0) {
+        notes.add(Note.truncates(batch.truncateCount(), watermark));
+      }
+      Dataset<Row> kept = truncates.notOlderThan(clean, watermark);
+      olderThanTruncate = clean.count() - kept.count();
+      clean = kept;
+    }
+    Dataset<Row> latest = BatchPreparation.latestPerKey(clean, contract);
+    Plan plan =
+        Plan.of(
+            spark,
+            MergePlan.classify(latest, conflicts.storedState(), contract),
+            conflicts.collapsedCount(),
+            SilverBatchProcessor.MAX_NOTES);
+    notes.addAll(plan.notes());
+    long keys = plan.keys();
+    long cleanCount =
+        !conflicts.any() && !truncates.enabled() ? conflicts.collapsedCount() : clean.count();
+    SilverWriter.Applied applied = writer.apply(plan.rows(), plan.actions(), batch.bounds());
+    return new Applied(
+        plan.count(RETRY),
+        keys,
+        plan.count(OLDER) + olderThanTruncate,
+        cleanCount - keys,
+        applied.inserted(),
+        applied.updated(),
+        applied.deleted(),
+        notes);
+  }
+}

@@ -1,0 +1,164 @@
+package io.replaysafe.silver;
+
+import static io.replaysafe.silver.BatchPreparation.INVALID_REASON;
+import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.min;
+import static org.apache.spark.sql.functions.not;
+import static org.apache.spark.sql.functions.when;
+
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * Steps 1 and 2 of a batch: its rows identified and validated, with the totals of one pass over
+ * them.
+ *
+ * @param valid the rows that passed validation (key events only)
+ * @param invalid the rows that did not, with their reason
+ * @param truncates valid truncate events (null when the contract has none)
+ * @param inputRows every row of the batch, truncate events included
+ * @param bounds the batch's valid key range, or null when it cannot be used for pruning
+ */
+record PreparedBatch(
+    Dataset<Row> valid,
+    Dataset<Row> invalid,
+    Dataset<Row> truncates,
+    long inputRows,
+    long invalidCount,
+    long truncateCount,
+    Long versionMin,
+    Long versionMax,
+    MergePlan.KeyBounds bounds) {
+
+  static final String CHANGE_TYPE = "_change_type";
+  private static final String INSERT = "insert";
+
+  long validCount() {
+    return inputRows - invalidCount;
+  }
+
+  /**
+   * Prepares a bronze batch; null when it holds no row. Throws {@link BatchRejectedException} when
+   * bronze's change feed holds a change that is not an insert.
+   */
+  static PreparedBatch of(
+      Dataset<Row> bronzeBatch,
+      long batchId,
+      SilverContract contract,
+      Truncates truncates,
+      BatchCache cache) {
+    Dataset<Row> identified =
+        BatchPreparation.identity(
+            bronzeInserts(withCommitVersion(bronzeBatch), contract), contract);
+    Column isInsert = col(CHANGE_TYPE).equalTo(INSERT);
+    Dataset<Row> truncateRows = null;
+    if (truncates.enabled()) {
+      // Truncate events are table-wide: they carry no key and are not validated as key events.
+      // One without a sequence is invalid like any row without one (validated below).
+      Column validTruncate = col(Truncates.IS_TRUNCATE).and(truncates.hasSequence()).and(isInsert);
+      identified =
+          cache.persist(identified.withColumn(Truncates.IS_TRUNCATE, truncates.isTruncate()));
+      truncateRows = identified.where(validTruncate);
+      identified = identified.where(not(validTruncate));
+    }
+    Dataset<Row> validated = BatchPreparation.validate(identified, contract);
+    if (truncates.enabled()) {
+      validated = truncates.invalidWithoutSequence(validated);
+    }
+    Dataset<Row> prepared = cache.persist(validated);
+    // One pass for the batch's size, its invalid rows, its bronze versions, any row that is not
+    // an insert into bronze, and its key bounds.
+    Column notInsert = not(isInsert);
+    List<Column> facts =
+        new ArrayList<>(
+            List.of(
+                count(lit(1)),
+                count(col(INVALID_REASON)),
+                min(COMMIT_VERSION),
+                max(COMMIT_VERSION),
+                count(when(notInsert, lit(1))),
+                min(when(notInsert, col(COMMIT_VERSION))),
+                max(when(notInsert, col(CHANGE_TYPE)))));
+    for (String key : contract.keys()) {
+      Column validKey = when(col(INVALID_REASON).isNull(), col(SilverContract.q(key)));
+      facts.add(min(validKey));
+      facts.add(max(validKey));
+    }
+    Row totals =
+        prepared.agg(facts.get(0), facts.subList(1, facts.size()).toArray(Column[]::new)).first();
+    if (totals.getLong(4) > 0) {
+      throw SilverErrors.bronzeChanged(
+          contract, batchId, totals.getLong(4), totals.get(5), totals.getString(6));
+    }
+    long truncateCount = truncateRows == null ? 0 : truncateRows.count();
+    long inputRows = totals.getLong(0) + truncateCount;
+    if (inputRows == 0) {
+      return null;
+    }
+    return new PreparedBatch(
+        prepared.where(col(INVALID_REASON).isNull()),
+        prepared.where(col(INVALID_REASON).isNotNull()),
+        truncateRows,
+        inputRows,
+        totals.getLong(1),
+        truncateCount,
+        totals.isNullAt(2) ? null : totals.getLong(2),
+        totals.isNullAt(3) ? null : totals.getLong(3),
+        keyBounds(prepared, totals, 7, contract));
+  }
+
+  /**
+   * Bounds of the batch's valid keys from the totals row (min and max per key column from {@code
+   * first}); null when a key type has no usable order or the batch has no valid key.
+   */
+  private static MergePlan.KeyBounds keyBounds(
+      Dataset<Row> prepared, Row totals, int first, SilverContract contract) {
+    List<Object> mins = new ArrayList<>();
+    List<Object> maxs = new ArrayList<>();
+    for (int i = 0; i < contract.keys().size(); i++) {
+      String key = contract.keys().get(i);
+      int at = first + 2 * i;
+      if (!MergePlan.KeyBounds.supported(prepared.schema().apply(key).dataType())
+          || totals.isNullAt(at)
+          || totals.isNullAt(at + 1)) {
+        return null;
+      }
+      mins.add(totals.get(at));
+      maxs.add(totals.get(at + 1));
+    }
+    return new MergePlan.KeyBounds(contract.keys(), mins, maxs);
+  }
+
+  /**
+   * Bronze read as a change feed carries its commit version and change type; a plain read (and an
+   * operation's rows) gets a null version and counts as inserts.
+   */
+  private static Dataset<Row> withCommitVersion(Dataset<Row> batch) {
+    List<String> columns = List.of(batch.columns());
+    Dataset<Row> result = batch;
+    if (columns.contains("_commit_timestamp")) {
+      result = result.drop("_commit_timestamp");
+    }
+    if (!columns.contains(CHANGE_TYPE)) {
+      result = result.withColumn(CHANGE_TYPE, lit(INSERT));
+    }
+    if (!columns.contains(COMMIT_VERSION)) {
+      result = result.withColumn(COMMIT_VERSION, lit(null).cast("long"));
+    }
+    return result;
+  }
+
+  /** With {@code ignoreBronzeChanges}, only the inserts of bronze's change feed. */
+  private static Dataset<Row> bronzeInserts(Dataset<Row> batch, SilverContract contract) {
+    return contract.silver().ignoreBronzeChanges()
+        ? batch.where(col(CHANGE_TYPE).equalTo(INSERT))
+        : batch;
+  }
+}

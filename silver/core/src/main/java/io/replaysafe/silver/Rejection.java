@@ -1,0 +1,125 @@
+package io.replaysafe.silver;
+
+import static io.replaysafe.silver.BatchPreparation.INVALID_MESSAGE;
+import static io.replaysafe.silver.BatchPreparation.INVALID_REASON;
+import static io.replaysafe.silver.BatchPreparation.KEY_DISPLAY;
+import static io.replaysafe.silver.BatchPreparation.SEQ_DISPLAY;
+import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
+import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
+
+import io.replaysafe.common.Columns;
+import io.replaysafe.common.config.Policy;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+
+/**
+ * Step 7 for a batch the policy rejects: the report of why, with the rows and keys that made it
+ * fail (as many as {@link #MAX_REPORTED_ROWS} and {@link #MAX_REPORTED_KEYS}).
+ */
+final class Rejection {
+  static final int MAX_REPORTED_ROWS = 50;
+  static final int MAX_REPORTED_KEYS = 20;
+
+  private Rejection() {}
+
+  /**
+   * The rejection report of a batch, or null when the policy applies it (quarantining what it
+   * must).
+   */
+  static String of(
+      PreparedBatch batch, Conflicts conflicts, SilverContract contract, long batchId) {
+    String rejection = null;
+    if (batch.invalidCount() > 0 && contract.silver().onInvalid() == Policy.FAIL) {
+      rejection = invalid(batch.invalid(), batch.invalidCount(), batchId, contract);
+    }
+    if (conflicts.any() && contract.silver().onConflict() == Policy.FAIL) {
+      String report = conflicts(batch.valid(), conflicts.conflicted(), batchId, contract);
+      rejection = rejection == null ? report : rejection + "\n" + report;
+    }
+    return rejection;
+  }
+
+  private static String invalid(
+      Dataset<Row> invalid, long count, long batchId, SilverContract contract) {
+    StringBuilder sb =
+        new StringBuilder(
+            "Cannot apply batch "
+                + batchId
+                + " to silver "
+                + contract.silver().path()
+                + ": "
+                + count
+                + " invalid row(s) and onInvalid is fail. Nothing was written and the silver"
+                + " checkpoint did not advance; fix the source rows (or set onInvalid: quarantine)"
+                + " and run again.");
+    for (Row r :
+        invalid
+            .select(INVALID_REASON, INVALID_MESSAGE, Columns.SOURCE_FILE, RAW_PAYLOAD)
+            .orderBy(Columns.SOURCE_FILE, RAW_PAYLOAD)
+            .limit(MAX_REPORTED_ROWS)
+            .collectAsList()) {
+      sb.append("\n  ")
+          .append(r.getString(0))
+          .append(": ")
+          .append(r.getString(1))
+          .append(" in ")
+          .append(r.getString(2))
+          .append(": ")
+          .append(r.getString(3));
+    }
+    if (count > MAX_REPORTED_ROWS) {
+      sb.append("\n  ... and ").append(count - MAX_REPORTED_ROWS).append(" more invalid row(s)");
+    }
+    return sb.toString();
+  }
+
+  private static String conflicts(
+      Dataset<Row> valid, Dataset<Row> conflicted, long batchId, SilverContract contract) {
+    StringBuilder sb =
+        new StringBuilder(
+            "Cannot merge batch "
+                + batchId
+                + " into silver "
+                + contract.silver().path()
+                + ": onConflict is fail and the same key and sequence carry different payloads."
+                + " Nothing was written and the silver checkpoint did not advance; correct the"
+                + " producer's data (or set onConflict: quarantine) and run again.");
+    long keys = conflicted.count();
+    sb.append("\n  ").append(keys).append(" conflicted key(s)");
+    for (Row r :
+        conflicted
+            .select(Quarantine.CONFLICT_DESCRIPTION)
+            .orderBy(Quarantine.CONFLICT_DESCRIPTION)
+            .limit(MAX_REPORTED_KEYS)
+            .collectAsList()) {
+      sb.append("\n  ").append(r.getString(0));
+    }
+    if (keys > MAX_REPORTED_KEYS) {
+      sb.append("\n  ... and ").append(keys - MAX_REPORTED_KEYS).append(" more key(s)");
+    }
+    Dataset<Row> rows = valid.join(conflicted, MergePlan.asSeq(contract.keys()), "left_semi");
+    long count = rows.count();
+    sb.append("\n  rows (")
+        .append(Math.min(count, MAX_REPORTED_ROWS))
+        .append(" of ")
+        .append(count)
+        .append("):");
+    for (Row r :
+        rows.select(KEY_DISPLAY, SEQ_DISPLAY, PAYLOAD_HASH, Columns.SOURCE_FILE, RAW_PAYLOAD)
+            .orderBy(KEY_DISPLAY, SEQ_DISPLAY, PAYLOAD_HASH, Columns.SOURCE_FILE)
+            .limit(MAX_REPORTED_ROWS)
+            .collectAsList()) {
+      sb.append("\n    key ")
+          .append(r.getString(0))
+          .append(" sequence ")
+          .append(r.getString(1))
+          .append(" hash ")
+          .append(r.getString(2), 0, 12)
+          .append(" in ")
+          .append(r.getString(3))
+          .append(": ")
+          .append(r.getString(4));
+    }
+    return sb.toString();
+  }
+}
