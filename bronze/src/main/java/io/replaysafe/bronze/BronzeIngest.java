@@ -118,9 +118,12 @@ public final class BronzeIngest {
     long rows = 0;
     long rescued = 0;
     long corrupt = 0;
+    Map<Long, Long> filesRead = new HashMap<>();
     for (StreamingQuery query : runs) {
       for (StreamingQueryProgress progress : query.recentProgress()) {
         Row metrics = progress.observedMetrics().get(METRICS);
+        filesRead.merge(
+            progress.batchId(), metrics == null ? 0L : (long) metrics.getInt(3), Math::max);
         if (metrics == null || progress.numInputRows() == 0 && metrics.getLong(0) == 0) {
           continue;
         }
@@ -131,6 +134,7 @@ public final class BronzeIngest {
         files += metrics.getInt(3);
       }
     }
+    recordVanishedFiles(filesRead, badFiles, skipped);
     BronzeResult result =
         new BronzeResult(
             config.name(),
@@ -161,6 +165,35 @@ public final class BronzeIngest {
           .trigger(trigger)
           .start(config.bronze().path());
     } catch (Exception e) { // TimeoutException, declared by Scala, not by the Java signature
+      throw failure(e);
+    }
+  }
+
+  /** Records the files the run's batches planned but found gone (see {@link VanishedFiles}). */
+  private void recordVanishedFiles(
+      Map<Long, Long> filesRead, BadFiles badFiles, List<String> skipped) {
+    try {
+      Map<Long, List<BadFiles.BadFile>> gone =
+          VanishedFiles.find(
+              spark.sparkContext().hadoopConfiguration(),
+              config.bronze().checkpoint(),
+              config.source().maxLineBytes(),
+              filesRead,
+              skipped);
+      gone.forEach(
+          (batch, lost) -> {
+            badFiles.record(lost, batch);
+            for (BadFiles.BadFile f : lost) {
+              LOG.warn(
+                  "File {} was planned in bronze batch {} but gone when read: {} (recorded in {})",
+                  f.path(),
+                  batch,
+                  f.errorMessage(),
+                  badFiles.path());
+              skipped.add(f.path());
+            }
+          });
+    } catch (IOException e) {
       throw failure(e);
     }
   }

@@ -77,6 +77,46 @@ class BronzeUnreadableS3FilesTest extends SparkTestBase {
   }
 
   /**
+   * Listed, then gone before the batch looked it up (HEAD and GET answer 404): Spark's file index
+   * drops it with only a warning. Bronze sees that the batch planned a file it never read and that
+   * the file no longer exists, and records it.
+   */
+  @Test
+  @Timeout(300) // a guard against a stall: about 25 s on an idle machine
+  void recordsAnObjectGoneBeforeTheBatchLookedItUp() throws Exception {
+    try (EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of(BUCKET));
+        FaultyS3Proxy proxy = new FaultyS3Proxy(server.endpoint())) {
+      land(server);
+      proxy.failGetAndHead(BUCKET, "o/c-vanished.json", ObjectFault.NO_SUCH_KEY);
+      PipelineConfig config = config(proxy);
+
+      BronzeResult result = BronzeIngest.from(config, spark).execute();
+
+      assertThat(result.unreadableFiles()).containsExactly(VANISHED);
+      assertThat(result.summary()).contains("; 1 file could not be read: " + VANISHED);
+      assertThat(result.files()).isEqualTo(2);
+      assertThat(result.rows()).isEqualTo(3);
+      assertThat(rows(bronze().selectExpr("id", "source_file").orderBy("id")))
+          .containsExactly("1|" + GOOD, "2|" + GOOD, "3|" + DENIED);
+      BadFiles badFiles = new BadFiles(config, spark);
+      assertThat(
+              rows(
+                  badFiles
+                      .unresolved()
+                      .selectExpr("path", "size", "error_class", "batch_id", "status")))
+          .containsExactly(VANISHED + "|null|java.io.FileNotFoundException|0|open");
+      assertThat(rows(badFiles.unresolved().select("error_message")).get(0))
+          .contains(BUCKET + "/o/c-vanished.json");
+
+      BronzeResult second = BronzeIngest.from(config, spark).execute();
+      assertThat(second.unreadableFiles()).isEmpty();
+      assertThat(second.rows()).isZero();
+      assertThat(rows(spark.read().format("delta").load(badFiles.path()).selectExpr("path")))
+          .containsExactly(VANISHED);
+    }
+  }
+
+  /**
    * Listed, then every lookup fails (HEAD and GET): the file stream source fails while planning the
    * batch (it looks each file up), before any task reads it.
    */
@@ -85,8 +125,7 @@ class BronzeUnreadableS3FilesTest extends SparkTestBase {
   @Disabled(
       "Not handled yet: a 403 on HEAD fails every run in the file source's planning"
           + " (AccessDeniedException from getFileStatus, not FAILED_READ_FILE), so the pipeline"
-          + " stalls; a 404 on HEAD is dropped by Spark's file index with only a warning, so the"
-          + " file is lost silently (the run reports 1 file and no bad file)")
+          + " stalls; the 404 half is handled (recordsAnObjectGoneBeforeTheBatchLookedItUp)")
   void skipsAndRecordsObjectsDeniedOrGoneWhenLookedUp() throws Exception {
     try (EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of(BUCKET));
         FaultyS3Proxy proxy = new FaultyS3Proxy(server.endpoint())) {
