@@ -35,6 +35,9 @@ class RehearseCommandTest extends SparkTestBase {
 
   @TempDir Path dir;
 
+  // Slow (the nine rehearsal steps, two of them killing a job process); runs in .ci/run with
+  // -Pslow.
+  @Tag("slow")
   @Test
   void rehearsalPassesAndReportsEveryStep() throws Exception {
     CliRunner.Outcome outcome = CliRunner.run("rehearse", "--report", dir.toString());

@@ -11,10 +11,13 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The on-call commands through the CLI: repair, reconcile, check, status, quarantine. */
+// Slow (every operation after full runs); runs in .ci/run with -Pslow.
+@Tag("slow")
 class OperationsTest extends SparkTestBase {
   @TempDir Path dir;
 

@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.replaysafe.cli.CliRunner;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -15,6 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  * tombstone, an older tombstone does not swallow a newer release, {@code ignoreNullUpdates} holds,
  * the run log records the release, and a release that cannot take effect stays OPEN with why.
  */
+// Slow (releases through the CLI, several runs); runs in .ci/run with -Pslow.
+@Tag("slow")
 class QuarantineReleasePathTest extends SparkTestBase {
   @TempDir Path dir;
 

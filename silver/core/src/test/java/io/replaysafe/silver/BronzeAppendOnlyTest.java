@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.file.Path;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +14,8 @@ import org.junit.jupiter.api.io.TempDir;
  * Bronze is append-only by contract: silver reads only the inserts of its change feed, and an
  * update or delete committed to bronze stops silver (or is skipped, when the pipeline opts in).
  */
+// Slow (bronze rewritten between runs); runs in .ci/run with -Pslow.
+@Tag("slow")
 class BronzeAppendOnlyTest extends SparkTestBase {
   @TempDir Path dir;
 
