@@ -8,9 +8,6 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.core.util.BufferRecycler;
-import com.fasterxml.jackson.core.util.RecyclerPool;
-import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.SchemaEvolutionMode;
 import java.io.IOException;
 import java.io.Serializable;
@@ -20,10 +17,8 @@ import java.nio.charset.StandardCharsets;
 import java.time.ZoneId;
 import java.util.ArrayList;
 import java.util.Base64;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -152,7 +147,7 @@ public final class RescuingJsonParser implements Serializable {
       if (parser.nextToken() != JsonToken.START_OBJECT) {
         return corrupt(bytes, offset, length);
       }
-      Rescue rescued = new Rescue(null, null);
+      RescuedObject rescued = new RescuedObject(null, null);
       Object[] values = readStruct(parser, schema, rescued, "");
       if (parser.nextToken() != null) {
         return corrupt(bytes, offset, length); // trailing content after the object
@@ -194,12 +189,12 @@ public final class RescuingJsonParser implements Serializable {
    * Reads an object into the struct's values, rescuing what does not fit into {@code rescued}. A
    * repeated field: the last value is typed, as in Spark's reader; earlier ones are rescued.
    */
-  private Object[] readStruct(JsonParser parser, StructType type, Rescue rescued, String path)
-      throws IOException {
+  private Object[] readStruct(
+      JsonParser parser, StructType type, RescuedObject rescued, String path) throws IOException {
     FieldIndex index = index(type);
     Object[] values = new Object[type.size()];
     long[] starts = null; // where each field's value starts, only needed for a repeated field
-    Rescue[] nestedRescues = null;
+    RescuedObject[] nestedRescues = null;
     boolean[] typed = null;
     int expected = 0; // where the next field is when the input follows the schema's order
     JsonToken token;
@@ -223,7 +218,7 @@ public final class RescuingJsonParser implements Serializable {
         // Repeated: the earlier value (if it was typed) moves to the rescued object, whole.
         if (typed != null && typed[position]) {
           String earlier = rawAt(starts[position]);
-          Rescue nested = nestedRescues == null ? null : nestedRescues[position];
+          RescuedObject nested = nestedRescues == null ? null : nestedRescues[position];
           if (nested != null && nested.attachedAs != null) {
             rescued.replace(nested.attachedAs, earlier);
           } else {
@@ -243,10 +238,10 @@ public final class RescuingJsonParser implements Serializable {
       Object value;
       if (fieldType instanceof StructType nested
           && parser.currentToken() == JsonToken.START_OBJECT) {
-        Rescue nestedRescue = new Rescue(rescued, name);
+        RescuedObject nestedRescue = new RescuedObject(rescued, name);
         value = new GenericInternalRow(readStruct(parser, nested, nestedRescue, path + name + "."));
         if (nestedRescues == null) {
-          nestedRescues = new Rescue[type.size()];
+          nestedRescues = new RescuedObject[type.size()];
         }
         nestedRescues[position] = nestedRescue;
       } else {
@@ -672,99 +667,6 @@ public final class RescuingJsonParser implements Serializable {
     }
   }
 
-  /**
-   * The rescued object, built only when something is rescued. Each name appears once: a name
-   * already taken at that level (a repeated key, or {@code _file_path} at the top, which belongs to
-   * the provenance entry) is stored as {@code name#2}, {@code name#3}, ... (the first free one).
-   */
-  static final class Rescue {
-    private final Rescue parent;
-    private final String name;
-    private LinkedHashMap<String, Object> entries;
-    String attachedAs;
-
-    Rescue(Rescue parent, String name) {
-      this.parent = parent;
-      this.name = name;
-    }
-
-    boolean isEmpty() {
-      return entries == null;
-    }
-
-    void put(String key, String rawJson) {
-      attach();
-      entries.put(freeName(key), rawJson);
-    }
-
-    void replace(String key, String rawJson) {
-      entries.put(key, rawJson);
-    }
-
-    private void attach() {
-      if (entries != null) {
-        return;
-      }
-      entries = new LinkedHashMap<>();
-      if (parent != null) {
-        parent.attach();
-        attachedAs = parent.freeName(name);
-        parent.entries.put(attachedAs, this);
-      }
-    }
-
-    private String freeName(String key) {
-      if (!taken(key)) {
-        return key;
-      }
-      for (int i = 2; ; i++) {
-        String candidate = key + "#" + i;
-        if (!taken(candidate)) {
-          return candidate;
-        }
-      }
-    }
-
-    private boolean taken(String key) {
-      return entries.containsKey(key) || parent == null && Columns.RESCUED_FILE_PATH.equals(key);
-    }
-
-    String toJson(JsonFactory factory, String filePath) throws IOException {
-      StringWriter out = new StringWriter();
-      try (JsonGenerator generator = factory.createGenerator(out)) {
-        write(generator);
-        out.flush();
-      }
-      // The provenance entry last, as Databricks writes it.
-      StringBuilder json = new StringBuilder(out.toString());
-      json.setLength(json.length() - 1);
-      StringWriter path = new StringWriter();
-      try (JsonGenerator generator = factory.createGenerator(path)) {
-        generator.writeString(filePath);
-      }
-      json.append(json.length() > 1 ? "," : "")
-          .append('"')
-          .append(Columns.RESCUED_FILE_PATH)
-          .append("\":")
-          .append(path)
-          .append('}');
-      return json.toString();
-    }
-
-    private void write(JsonGenerator generator) throws IOException {
-      generator.writeStartObject();
-      for (Map.Entry<String, Object> entry : entries.entrySet()) {
-        generator.writeFieldName(entry.getKey());
-        if (entry.getValue() instanceof Rescue nested) {
-          nested.write(generator);
-        } else {
-          generator.writeRawValue((String) entry.getValue());
-        }
-      }
-      generator.writeEndObject();
-    }
-  }
-
   private static final Map<String, Double> NON_NUMERIC =
       Map.of(
           "NaN", Double.NaN,
@@ -799,68 +701,6 @@ public final class RescuingJsonParser implements Serializable {
   private FieldIndex index(StructType type) {
     factory();
     return indexes.computeIfAbsent(type, FieldIndex::new);
-  }
-
-  /**
-   * Hands out one {@link BufferRecycler} for all parsers and generators of this instance. Jackson's
-   * default pool looks the recycler up in a ThreadLocal for every parser, that is once per line,
-   * and profiling showed that lookup as up to a sixth of the parse time. Sharing one recycler is
-   * safe: it is thread-safe, and hands each buffer to one user at a time.
-   */
-  private static final class OneRecyclerPool implements RecyclerPool<BufferRecycler> {
-    private static final long serialVersionUID = 1L;
-    private transient BufferRecycler recycler;
-
-    @Override
-    public BufferRecycler acquirePooled() {
-      if (recycler == null) {
-        recycler = new BufferRecycler();
-      }
-      return recycler;
-    }
-
-    @Override
-    public BufferRecycler acquireAndLinkPooled() {
-      return acquirePooled(); // not linked: nothing is ever given back to this pool
-    }
-
-    @Override
-    public void releasePooled(BufferRecycler pooled) {}
-  }
-
-  /** Field name to position, exact match only: a case mismatch is rescued, not matched. */
-  private static final class FieldIndex {
-    final Map<String, Integer> exact = new HashMap<>();
-
-    /**
-     * The names interned, by position. Jackson interns the field names it reads, so when a line
-     * lists its fields in the schema's order one reference comparison finds each field, instead of
-     * a hash lookup that compares the characters. Null where the map holds another position (a name
-     * the schema repeats), so both ways always agree.
-     */
-    final String[] interned;
-
-    FieldIndex(StructType type) {
-      StructField[] fields = type.fields();
-      for (int i = 0; i < fields.length; i++) {
-        exact.put(fields[i].name(), i);
-      }
-      interned = new String[fields.length];
-      for (int i = 0; i < fields.length; i++) {
-        if (exact.get(fields[i].name()) == i) {
-          interned[i] = fields[i].name().intern();
-        }
-      }
-    }
-
-    /** The field's position, or -1; {@code expected} is only a hint for the fast path. */
-    int position(String name, int expected) {
-      if (expected < interned.length && interned[expected] == name) {
-        return expected;
-      }
-      Integer position = exact.get(name);
-      return position == null ? -1 : position;
-    }
   }
 
   /** The schema's top-level field names, lower-cased, for messages. */
