@@ -53,7 +53,6 @@ import org.slf4j.LoggerFactory;
 public final class RescuePromotion {
   private static final Logger LOG = LoggerFactory.getLogger(RescuePromotion.class);
   private static final String PROMOTED = "__promoted";
-  private static final String USER_METADATA = CommitTags.USER_METADATA;
 
   private final PipelineConfig config;
   private final SparkSession spark;
@@ -202,11 +201,11 @@ public final class RescuePromotion {
     set.put(q(rescued), promoted.getField("rescued"));
     Result result = new Result(config.name(), perColumn, rows, before, before + 1);
     // What was done travels with the commit: DESCRIBE HISTORY shows it next to the version.
-    spark.conf().set(USER_METADATA, result.toJson());
+    spark.conf().set(CommitTags.USER_METADATA, result.toJson());
     try {
       table.update(condition, set);
     } finally {
-      spark.conf().unset(USER_METADATA);
+      spark.conf().unset(CommitTags.USER_METADATA);
     }
     long after = table.history(1).head().getLong(0);
     Result written = new Result(config.name(), perColumn, rows, before, after);

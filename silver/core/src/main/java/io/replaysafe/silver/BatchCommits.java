@@ -23,7 +23,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class BatchCommits {
   private static final Logger LOG = LoggerFactory.getLogger(BatchCommits.class);
-  static final String USER_METADATA = CommitTags.USER_METADATA;
 
   /** Deep enough for every commit one batch makes to one table (at most three today). */
   private static final int HISTORY_DEPTH = 20;
@@ -89,7 +88,7 @@ public final class BatchCommits {
     sessions.addAll(List.of(others));
     java.util.Map<SparkSession, String> previous = new java.util.IdentityHashMap<>();
     for (SparkSession s : sessions) {
-      previous.put(s, s.conf().getOption(USER_METADATA).getOrElse(() -> null));
+      previous.put(s, s.conf().getOption(CommitTags.USER_METADATA).getOrElse(() -> null));
       set(s, value);
     }
     try {
@@ -101,9 +100,9 @@ public final class BatchCommits {
 
   private static void set(SparkSession session, String value) {
     if (value == null) {
-      session.conf().unset(USER_METADATA);
+      session.conf().unset(CommitTags.USER_METADATA);
     } else {
-      session.conf().set(USER_METADATA, value);
+      session.conf().set(CommitTags.USER_METADATA, value);
     }
   }
 

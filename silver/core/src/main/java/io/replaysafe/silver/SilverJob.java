@@ -99,12 +99,14 @@ public final class SilverJob {
   private List<BatchReport> stream(SilverBatchProcessor processor, String bronzePath) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
 
+    // One read of bronze's table properties decides both the source options and the filter.
+    boolean changeFeed = changeFeedEnabled(bronzePath);
     var reader = spark.readStream().format("delta");
-    if (changeFeedEnabled(bronzePath)) {
+    if (changeFeed) {
       reader = reader.option("readChangeFeed", "true").option("startingVersion", "0");
     }
     Dataset<Row> bronze = reader.load(bronzePath);
-    if (changeFeedEnabled(bronzePath)) {
+    if (changeFeed) {
       // Bronze only appends events. The one change replaysafe itself makes to bronze rows is the
       // backfill of rescued values (bronze --promote-rescued): not an event, so skipped here. Any
       // other update or delete reaches the batch, which stops on it unless ignoreBronzeChanges.
