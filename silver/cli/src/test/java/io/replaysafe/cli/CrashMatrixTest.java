@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Tag;
@@ -22,7 +24,36 @@ import org.junit.jupiter.api.io.TempDir;
 class CrashMatrixTest extends SparkTestBase {
   @TempDir Path dir;
 
+  /**
+   * One line per case in {@code target/crash-matrix-progress.txt} (written as each case ends), so a
+   * matrix stopped part-way still says which cases converged.
+   */
   static void assertConverges(Path dir, String scenario, String step, String point)
+      throws Exception {
+    long started = System.nanoTime();
+    String outcome = "FAILED";
+    try {
+      converges(dir, scenario, step, point);
+      outcome = "converged";
+    } finally {
+      String line =
+          String.format(
+              "%s %s: crash at %s during '%s': %s in %d s%n",
+              java.time.Instant.now(),
+              scenario,
+              point,
+              step,
+              outcome,
+              (System.nanoTime() - started) / 1_000_000_000L);
+      Files.writeString(
+          Path.of("target", "crash-matrix-progress.txt"),
+          line,
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    }
+  }
+
+  private static void converges(Path dir, String scenario, String step, String point)
       throws Exception {
     Map<String, List<String>> expected = CrashScenarios.faultFree(spark, dir, scenario);
     CrashMatrix.Pipeline p =
