@@ -65,9 +65,10 @@ class SparkSubmitIT extends SparkTestBase {
   }
 
   static Stream<ClusterJarSupport.SparkLine> lines() {
-    // The previous line is opt-in (-Dreplaysafe.previousSparkLine=true) until it has passed end to
-    // end once on a quiet machine; the current line always runs.
-    return Boolean.getBoolean("replaysafe.previousSparkLine")
+    // The one cluster jar, built against the current line, on both lines users' clusters run.
+    // -Dreplaysafe.previousSparkLine=false skips the previous line (a machine that cannot resolve
+    // its jars from Maven Central).
+    return Boolean.parseBoolean(System.getProperty("replaysafe.previousSparkLine", "true"))
         ? Stream.of(ClusterJarSupport.SparkLine.current(), ClusterJarSupport.SparkLine.previous())
         : Stream.of(ClusterJarSupport.SparkLine.current());
   }
