@@ -107,13 +107,16 @@ final class CrashMatrix {
     }
     Step step = steps.get(crashStep);
     deliver(p, crashStep, step);
+    // The rerun is the very command line that crashed, as an operator reruns it: its arguments
+    // (a quarantine id, say) are chosen once, before the crash changed what they would select.
+    List<String> args = step.command().apply(p);
     Path log = p.dir().resolve("child-" + point + ".log");
-    int exit = runChild(p, step.command().apply(p), point, log);
+    int exit = runChild(p, args, point, log);
     assertThat(exit)
         .as("the child running step '%s' must die at %s; its log: %s", step.name(), point, log)
         .isEqualTo(CrashPoints.EXIT_CODE);
     assertThat(Files.readString(log)).contains("crash point " + point + " reached");
-    runCommand(p, step);
+    runCommand(step, args);
     for (int i = crashStep + 1; i < steps.size(); i++) {
       runInProcess(p, steps, i);
     }
@@ -122,11 +125,11 @@ final class CrashMatrix {
 
   private static void runInProcess(Pipeline p, List<Step> steps, int i) throws IOException {
     deliver(p, i, steps.get(i));
-    runCommand(p, steps.get(i));
+    runCommand(steps.get(i), steps.get(i).command().apply(p));
   }
 
-  private static void runCommand(Pipeline p, Step step) {
-    CliRunner.Outcome outcome = CliRunner.run(step.command().apply(p).toArray(String[]::new));
+  private static void runCommand(Step step, List<String> args) {
+    CliRunner.Outcome outcome = CliRunner.run(args.toArray(String[]::new));
     assertThat(outcome.exitCode())
         .as("step '%s': %s%s", step.name(), outcome.out(), outcome.err())
         .isZero();

@@ -54,7 +54,13 @@ class CrashMatrixFullTest extends SparkTestBase {
             Arguments.of(scd1, "reconcile", CrashPoints.SILVER_AFTER_TOMBSTONE_MERGE),
             Arguments.of(scd1, "repair", CrashPoints.SILVER_AFTER_RUN_LOG),
             Arguments.of(scd2, "discard", CrashPoints.QUARANTINE_AFTER_DECISION));
-    return Stream.of(currentState, history, operations).flatMap(s -> s);
+    // -Dreplaysafe.crashMatrix.only=REGEX keeps the cases whose name (scenario, step, point) it
+    // finds, e.g. 'quarantine-after-decision|bronze-' to rerun the cases that failed.
+    java.util.regex.Pattern only =
+        java.util.regex.Pattern.compile(System.getProperty("replaysafe.crashMatrix.only", ""));
+    return Stream.of(currentState, history, operations)
+        .flatMap(s -> s)
+        .filter(a -> only.matcher(java.util.Arrays.toString(a.get())).find());
   }
 
   @ParameterizedTest(name = "{0}: crash at {2} during ''{1}''")
