@@ -86,9 +86,9 @@ public final class BronzeIngest {
     }
 
     BadFiles badFiles = new BadFiles(config, spark);
+    java.sql.Timestamp runStarted = new java.sql.Timestamp(System.currentTimeMillis());
     long reingested = reingestRetriedFiles(badFiles);
     List<StreamingQuery> runs = new ArrayList<>();
-    List<String> skipped = new ArrayList<>();
     try {
       spark
           .sparkContext()
@@ -101,7 +101,7 @@ public final class BronzeIngest {
           query.awaitTermination();
           break;
         } catch (StreamingQueryException e) {
-          Skip skip = skipUnreadableFiles(e, badFiles, skipped, attempts);
+          Skip skip = skipUnreadableFiles(e, badFiles, attempts);
           StreamingQuery tolerant = start(true, skip.wholeFiles());
           runs.add(tolerant);
           awaitBatch(tolerant, skip.batch());
@@ -118,12 +118,9 @@ public final class BronzeIngest {
     long rows = 0;
     long rescued = 0;
     long corrupt = 0;
-    Map<Long, Long> filesRead = new HashMap<>();
     for (StreamingQuery query : runs) {
       for (StreamingQueryProgress progress : query.recentProgress()) {
         Row metrics = progress.observedMetrics().get(METRICS);
-        filesRead.merge(
-            progress.batchId(), metrics == null ? 0L : (long) metrics.getInt(3), Math::max);
         if (metrics == null || progress.numInputRows() == 0 && metrics.getLong(0) == 0) {
           continue;
         }
@@ -134,7 +131,9 @@ public final class BronzeIngest {
         files += metrics.getInt(3);
       }
     }
-    recordVanishedFiles(filesRead, badFiles, skipped);
+    // Skipped files were recorded where they were found: in a failed batch's tasks, or while a
+    // batch was planned (CheckedFileStreamSource). The table is the one list of both.
+    List<String> skipped = badFiles.recordedSince(runStarted);
     BronzeResult result =
         new BronzeResult(
             config.name(),
@@ -169,35 +168,6 @@ public final class BronzeIngest {
     }
   }
 
-  /** Records the files the run's batches planned but found gone (see {@link VanishedFiles}). */
-  private void recordVanishedFiles(
-      Map<Long, Long> filesRead, BadFiles badFiles, List<String> skipped) {
-    try {
-      Map<Long, List<BadFiles.BadFile>> gone =
-          VanishedFiles.find(
-              spark.sparkContext().hadoopConfiguration(),
-              config.bronze().checkpoint(),
-              config.source().maxLineBytes(),
-              filesRead,
-              skipped);
-      gone.forEach(
-          (batch, lost) -> {
-            badFiles.record(lost, batch);
-            for (BadFiles.BadFile f : lost) {
-              LOG.warn(
-                  "File {} was planned in bronze batch {} but gone when read: {} (recorded in {})",
-                  f.path(),
-                  batch,
-                  f.errorMessage(),
-                  badFiles.path());
-              skipped.add(f.path());
-            }
-          });
-    } catch (IOException e) {
-      throw failure(e);
-    }
-  }
-
   /**
    * The batch to run once more, skipping its unreadable files.
    *
@@ -213,10 +183,7 @@ public final class BronzeIngest {
    * other failure, or the same batch failing again and again, fails the run.
    */
   private Skip skipUnreadableFiles(
-      StreamingQueryException e,
-      BadFiles badFiles,
-      List<String> skipped,
-      Map<Long, Integer> attempts) {
+      StreamingQueryException e, BadFiles badFiles, Map<Long, Integer> attempts) {
     Optional<String> unreadable = unreadableFile(e);
     if (unreadable.isEmpty()) {
       throw failure(e);
@@ -250,9 +217,6 @@ public final class BronzeIngest {
             f.errorClass(),
             f.errorMessage(),
             badFiles.path());
-        if (!skipped.contains(f.path())) {
-          skipped.add(f.path());
-        }
       }
       return new Skip(batch, wholeFiles);
     } catch (IOException io) {
@@ -363,7 +327,9 @@ public final class BronzeIngest {
     SourceConfig source = config.source();
     var reader =
         BoundedTextFormat.readStream(spark, source.maxLineBytes(), skipWholeFiles)
-            .options(source.options().sparkOptions());
+            .options(source.options().sparkOptions())
+            .option(BoundedTextFormat.BAD_FILES, BadFiles.pathFor(config))
+            .option(BoundedTextFormat.PIPELINE, config.name());
     if (skipUnreadableFiles) {
       // Only for the one batch whose unreadable files were just recorded (see execute).
       reader = reader.option("ignoreCorruptFiles", "true").option("ignoreMissingFiles", "true");
