@@ -19,7 +19,6 @@ import org.apache.spark.sql.classic.Dataset$;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
-import org.apache.spark.sql.execution.datasources.DataSource;
 import org.apache.spark.sql.execution.datasources.DataSource$;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
@@ -254,23 +253,27 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     }
   }
 
-  /** The batch over these files, planned as the file source plans it. */
+  /**
+   * The batch over these files, planned as the file source plans it: a relation over exactly these
+   * paths (globs not expanded), marked streaming. Built through the public reader and
+   * LogicalRelation's (relation, isStreaming) factory, whose signatures are the same on Spark 4.1
+   * and 4.2; DataSource's own factory and resolveRelation are not (the cluster jar runs on both).
+   */
   private Dataset<Row> relation(List<String> paths) {
-    DataSource source =
-        DataSource.apply(
-            spark,
-            BoundedTextFormat.class.getName(),
-            CollectionConverters.asScala(paths).toSeq(),
-            Option.apply(schema),
-            scala.collection.immutable.Seq$.MODULE$.<String>empty(),
-            Option.empty(),
-            batchOptions,
-            Option.empty(),
-            Option.empty());
-    LogicalRelation relation =
-        LogicalRelation$.MODULE$.apply(
-            source.resolveRelation(false, true, source.resolveRelation$default$3()), true);
-    return Dataset$.MODULE$.ofRows(spark, relation);
+    LogicalPlan read =
+        spark
+            .read()
+            .format(BoundedTextFormat.class.getName())
+            .schema(schema)
+            .options(CollectionConverters.asJava(batchOptions))
+            .load(paths.toArray(String[]::new))
+            .queryExecution()
+            .analyzed();
+    if (!(read instanceof LogicalRelation files)) {
+      throw new IllegalStateException(
+          "Bronze expected a file relation for the batch's readable files, got " + read.nodeName());
+    }
+    return Dataset$.MODULE$.ofRows(spark, LogicalRelation$.MODULE$.apply(files.relation(), true));
   }
 
   private static boolean causedByIo(Throwable e) {
