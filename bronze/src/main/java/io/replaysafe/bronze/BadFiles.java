@@ -64,11 +64,18 @@ public final class BadFiles {
     }
   }
 
-  private final PipelineConfig config;
+  private final String path;
+  private final String pipeline;
   private final SparkSession spark;
 
   public BadFiles(PipelineConfig config, SparkSession spark) {
-    this.config = config;
+    this(pathFor(config), config.name(), spark);
+  }
+
+  /** The table at {@code path}, for the file source, which knows the pipeline only by name. */
+  BadFiles(String path, String pipeline, SparkSession spark) {
+    this.path = path;
+    this.pipeline = pipeline;
     this.spark = spark;
   }
 
@@ -78,7 +85,7 @@ public final class BadFiles {
   }
 
   public String path() {
-    return pathFor(config);
+    return path;
   }
 
   private boolean exists() {
@@ -112,7 +119,7 @@ public final class BadFiles {
       DeltaTable.createIfNotExists(spark)
           .location(path())
           .addColumns(SCHEMA)
-          .comment("replaysafe: files bronze of pipeline " + config.name() + " could not read")
+          .comment("replaysafe: files bronze of pipeline " + pipeline + " could not read")
           .execute();
     }
     DeltaTable.forPath(spark, path())
@@ -157,6 +164,25 @@ public final class BadFiles {
     return open;
   }
 
+  /**
+   * Files recorded by a bronze batch since {@code since} (not the retried files still unreadable,
+   * recorded with no batch), in the order recorded: what this run skipped, wherever it found them.
+   */
+  List<String> recordedSince(Timestamp since) {
+    if (!exists()) {
+      return List.of();
+    }
+    return spark
+        .read()
+        .format("delta")
+        .load(path())
+        .where(col("recorded_at").geq(since).and(col("batch_id").geq(0)))
+        .orderBy("recorded_at", "path")
+        .select("path")
+        .as(org.apache.spark.sql.Encoders.STRING())
+        .collectAsList();
+  }
+
   /** Files marked for retry: path and decision time, oldest decision first. */
   List<Row> retryRequested() {
     if (!exists()) {
@@ -192,7 +218,7 @@ public final class BadFiles {
     if (!unknown.isEmpty()) {
       throw new ConfigException(
           "Not unresolved bad files of pipeline '"
-              + config.name()
+              + pipeline
               + "': "
               + unknown
               + ". See 'replaysafe bad-files list' for the paths (as recorded).");
@@ -242,6 +268,21 @@ public final class BadFiles {
       return Optional.of(bad(path, status, e));
     } catch (IOException | RuntimeException e) {
       return Optional.of(bad(path, status, e));
+    }
+  }
+
+  /**
+   * Looks the file up the way Spark's file index does when it plans a batch (a HEAD on S3): the
+   * error, if that fails, names the file (S3A's {@code AccessDeniedException} for a 403, its {@code
+   * FileNotFoundException} for a 404).
+   */
+  static Optional<BadFile> lookUp(Configuration conf, String path) {
+    Path p = new Path(URI.create(path));
+    try {
+      p.getFileSystem(conf).getFileStatus(p);
+      return Optional.empty();
+    } catch (IOException | RuntimeException e) {
+      return Optional.of(bad(path, null, e));
     }
   }
 

@@ -20,6 +20,7 @@ import org.apache.hadoop.mapreduce.Job;
 import org.apache.spark.TaskContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.DataFrameReader;
+import org.apache.spark.sql.SQLContext;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeRow;
@@ -27,8 +28,10 @@ import org.apache.spark.sql.catalyst.expressions.codegen.UnsafeRowWriter;
 import org.apache.spark.sql.execution.datasources.OutputWriterFactory;
 import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.execution.datasources.TextBasedFileFormat;
+import org.apache.spark.sql.execution.streaming.Source;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.sources.Filter;
+import org.apache.spark.sql.sources.StreamSourceProvider;
 import org.apache.spark.sql.streaming.DataStreamReader;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -49,14 +52,20 @@ import scala.runtime.AbstractFunction1;
  *
  * <p>Options: {@value #MAX_LINE_BYTES} (required) and {@value #SKIP_FILES}, a JSON list of files to
  * read as empty (files whose long line was recorded: bronze skips them whole).
+ *
+ * <p>As a stream it is Spark's file source checked where it plans each batch ({@link
+ * CheckedFileStreamSource}): a file whose lookup fails is recorded in the bad-files table named by
+ * {@value #BAD_FILES} (of pipeline {@value #PIPELINE}) and left out of the batch.
  */
 public final class BoundedTextFormat extends TextBasedFileFormat
-    implements DataSourceRegister, Serializable {
+    implements DataSourceRegister, StreamSourceProvider, Serializable {
   private static final long serialVersionUID = 1L;
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public static final String MAX_LINE_BYTES = "maxLineBytes";
   public static final String SKIP_FILES = "skipFiles";
+  public static final String BAD_FILES = "badFiles";
+  public static final String PIPELINE = "pipeline";
 
   /** The one column: each line, as the text source names it. */
   public static final StructType SCHEMA = new StructType().add("value", DataTypes.StringType);
@@ -87,6 +96,30 @@ public final class BoundedTextFormat extends TextBasedFileFormat
       }
     }
     return reader;
+  }
+
+  /** The stream's rows: one line each, whatever directories the files are in (no partitions). */
+  @Override
+  public Tuple2<String, StructType> sourceSchema(
+      SQLContext sql, Option<StructType> schema, String provider, Map<String, String> options) {
+    String path = option(options, "path").orElse("");
+    return new Tuple2<>("BoundedText[" + path + "]", schema.isDefined() ? schema.get() : SCHEMA);
+  }
+
+  @Override
+  public Source createSource(
+      SQLContext sql,
+      String metadataPath,
+      Option<StructType> schema,
+      String provider,
+      Map<String, String> options) {
+    return CheckedFileStreamSource.create(
+        sql.sparkSession(),
+        metadataPath,
+        schema.isDefined() ? schema.get() : SCHEMA,
+        scala.jdk.javaapi.CollectionConverters.asJava(options),
+        option(options, BAD_FILES).orElse(null),
+        option(options, PIPELINE).orElse(""));
   }
 
   @Override

@@ -20,7 +20,7 @@ public final class BronzeErrors {
     return ErrorMessages.runFailed(
         "Bronze run of pipeline '" + config.name() + "'",
         // Every error names the file when Spark says which one it could not read.
-        BronzeIngest.unreadableFile(e).map(f -> "file " + f + " of ").orElse("")
+        BadFileRecovery.unreadableFile(e).map(f -> "file " + f + " of ").orElse("")
             + config.source().path(),
         config.bronze().path(),
         ErrorMessages.rootMessage(e),

@@ -87,7 +87,7 @@ public record SampleParse(
     if (files.isEmpty()) {
       throw new IllegalArgumentException("no files to parse");
     }
-    return BronzeIngest.parse(
+    return BronzeRows.parse(
         BoundedTextFormat.read(spark, source.maxLineBytes()).load(files.toArray(String[]::new)),
         source);
   }

@@ -15,7 +15,6 @@ import java.nio.file.Path;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -122,10 +121,6 @@ class BronzeUnreadableS3FilesTest extends SparkTestBase {
    */
   @Test
   @Timeout(300) // a guard against a stall: about 25 s on an idle machine
-  @Disabled(
-      "Not handled yet: a 403 on HEAD fails every run in the file source's planning"
-          + " (AccessDeniedException from getFileStatus, not FAILED_READ_FILE), so the pipeline"
-          + " stalls; the 404 half is handled (recordsAnObjectGoneBeforeTheBatchLookedItUp)")
   void skipsAndRecordsObjectsDeniedOrGoneWhenLookedUp() throws Exception {
     try (EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of(BUCKET));
         FaultyS3Proxy proxy = new FaultyS3Proxy(server.endpoint())) {

@@ -519,7 +519,7 @@ public final class SilverBenchmark {
         .addColumns(bronzeSchema(config))
         .property("delta.enableChangeDataFeed", "true")
         .property(
-            io.replaysafe.bronze.BronzeIngest.STATS_COLUMNS_PROPERTY,
+            io.replaysafe.bronze.BronzeTable.STATS_COLUMNS_PROPERTY,
             String.join(",", config.source().schema().fieldNames()))
         .comment("replaysafe bronze table of pipeline " + config.name())
         .execute();
