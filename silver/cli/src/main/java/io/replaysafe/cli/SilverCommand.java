@@ -10,36 +10,31 @@ import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(
     name = "silver",
     description =
         "Run the silver job once (availableNow): apply new bronze rows under the contract.")
 final class SilverCommand implements Callable<Integer> {
-  @Mixin ConfigOption config;
+  @Mixin JobOptions job;
 
   @Option(names = "--json", description = "Print the summary as one JSON object.")
   boolean json;
 
-  @Mixin TimeoutOption timeout;
-
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    PipelineConfig pipeline = config.load();
+    PipelineConfig pipeline = job.config.load();
     SparkSession spark = ReplaysafeCli.spark(pipeline, "silver");
     SilverResult result;
-    try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
+    try (BatchProgress progress = BatchProgress.attach(spark, job.err())) {
       result =
           PipelineLease.holding(
               pipeline,
               spark,
               "silver",
-              () -> timeout.bound(spark, () -> SilverJob.from(pipeline, spark).execute()));
+              () -> job.timeout.bound(spark, () -> SilverJob.from(pipeline, spark).execute()));
     }
-    print(spec.commandLine().getOut(), result, json);
+    print(job.out(), result, json);
     return ReplaysafeCli.EXIT_OK;
   }
 
