@@ -41,15 +41,9 @@ final class BronzeCommand implements Callable<Integer> {
       }
       return ReplaysafeCli.EXIT_OK;
     }
-    BronzeResult result;
-    try (BatchProgress progress = BatchProgress.attach(spark, job.err())) {
-      result =
-          PipelineLease.holding(
-              pipeline,
-              spark,
-              "bronze",
-              () -> job.timeout.bound(spark, () -> BronzeIngest.from(pipeline, spark).execute()));
-    }
+    BronzeResult result =
+        job.runHoldingLease(
+            pipeline, spark, "bronze", () -> BronzeIngest.from(pipeline, spark).execute());
     job.out().println(json ? result.toJson() : result.summary());
     return ReplaysafeCli.EXIT_OK;
   }

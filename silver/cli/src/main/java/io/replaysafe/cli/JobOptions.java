@@ -1,6 +1,10 @@
 package io.replaysafe.cli;
 
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import java.io.PrintWriter;
+import java.util.function.Supplier;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -25,5 +29,16 @@ final class JobOptions {
 
   PrintWriter err() {
     return command.commandLine().getErr();
+  }
+
+  /**
+   * Runs one layer's job as {@code bronze} and {@code silver} do: holding the writer's lease (so no
+   * other writer runs meanwhile), within {@code --timeout}, with batch progress on stderr.
+   */
+  <T> T runHoldingLease(
+      PipelineConfig pipeline, SparkSession spark, String command, Supplier<T> body) {
+    try (BatchProgress progress = BatchProgress.attach(spark, err())) {
+      return PipelineLease.holding(pipeline, spark, command, () -> timeout.bound(spark, body));
+    }
   }
 }

@@ -1,7 +1,6 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.silver.SilverJob;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
@@ -25,15 +24,9 @@ final class SilverCommand implements Callable<Integer> {
   public Integer call() {
     PipelineConfig pipeline = job.config.load();
     SparkSession spark = ReplaysafeCli.spark(pipeline, "silver");
-    SilverResult result;
-    try (BatchProgress progress = BatchProgress.attach(spark, job.err())) {
-      result =
-          PipelineLease.holding(
-              pipeline,
-              spark,
-              "silver",
-              () -> job.timeout.bound(spark, () -> SilverJob.from(pipeline, spark).execute()));
-    }
+    SilverResult result =
+        job.runHoldingLease(
+            pipeline, spark, "silver", () -> SilverJob.from(pipeline, spark).execute());
     print(job.out(), result, json);
     return ReplaysafeCli.EXIT_OK;
   }
