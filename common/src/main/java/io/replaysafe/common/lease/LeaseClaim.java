@@ -1,8 +1,12 @@
 package io.replaysafe.common.lease;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.nio.file.Files;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.UUID;
 
 /**
  * One writer's claim on a pipeline, as stored in the lease directory (one small JSON object per
@@ -30,6 +34,40 @@ public record LeaseClaim(
     String state) {
   public static final String CLAIMING = "claiming";
   public static final String HELD = "held";
+
+  private static volatile String cachedHost;
+
+  /** A new claim by this process, in state {@code claiming}. */
+  static LeaseClaim claiming(String command, Instant now, Duration ttl) {
+    ProcessHandle self = ProcessHandle.current();
+    return new LeaseClaim(
+        now.toEpochMilli() + "-" + UUID.randomUUID(),
+        thisHost(),
+        self.pid(),
+        self.info().startInstant().map(Instant::toString).orElse(null),
+        command,
+        now.toString(),
+        now.toString(),
+        ttl.toSeconds(),
+        CLAIMING);
+  }
+
+  /**
+   * Stands for a claim whose object cannot be read: it counts as held by an unknown holder, so a
+   * writer never proceeds past a claim it cannot see into until that claim expires.
+   */
+  static LeaseClaim unreadable(String id, String file, Instant modified, Duration ttl) {
+    return new LeaseClaim(
+        id,
+        "unknown",
+        -1,
+        null,
+        "unknown (unreadable claim " + file + ")",
+        modified.toString(),
+        modified.toString(),
+        ttl.toSeconds(),
+        HELD);
+  }
 
   LeaseClaim withState(String newState, Instant now) {
     return new LeaseClaim(
@@ -87,5 +125,28 @@ public record LeaseClaim(
         + ", expires "
         + expiresAt()
         + ")";
+  }
+
+  /** This machine's name, as claims record it: a claim made here can be checked for a live pid. */
+  static String thisHost() {
+    String h = cachedHost;
+    if (h == null) {
+      // The kernel's name first: a reverse DNS lookup can take seconds where DNS is missing.
+      java.nio.file.Path kernel = java.nio.file.Path.of("/proc/sys/kernel/hostname");
+      try {
+        h = Files.readString(kernel).trim();
+      } catch (IOException | RuntimeException e) {
+        h = "";
+      }
+      if (h.isEmpty()) {
+        try {
+          h = InetAddress.getLocalHost().getHostName();
+        } catch (IOException e) {
+          h = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("localhost");
+        }
+      }
+      cachedHost = h;
+    }
+    return h;
   }
 }

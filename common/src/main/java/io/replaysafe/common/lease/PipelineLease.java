@@ -1,31 +1,21 @@
 package io.replaysafe.common.lease;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.ReplaysafeException;
-import io.replaysafe.common.RetryableException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.SparkSessions;
-import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.InetAddress;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
-import org.apache.hadoop.fs.FileStatus;
-import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 
@@ -35,15 +25,15 @@ import org.apache.spark.sql.SparkSession;
  * second writer fails at once with a {@link LeaseHeldException} naming the holder.
  *
  * <p>The lease is the directory {@code <bronze.path>_lease} next to the tables, on the same store
- * (local disk or {@code s3a://}), holding one small JSON object per claim ({@link LeaseClaim}).
- * Acquiring is claim-then-list: write my claim under a unique name, list the directory, and keep
- * the lease only when no other live claim is there; otherwise withdraw mine. Of two writers racing,
- * the later one's listing always shows the earlier one's claim, so at most one keeps it; when both
- * see each other both withdraw and retry after a random pause, so one of them wins. This needs only
- * strongly consistent writes and listings (local disks, AWS S3, S3Proxy, LocalStack), not
- * conditional writes: the embedded endpoint (S3Proxy 2.7) ignores {@code If-None-Match} on PUT.
- * Where the store honours it (AWS S3 through hadoop-aws 3.5, local disk), the claim is also written
- * with a conditional create.
+ * (local disk or {@code s3a://}), holding one small JSON object per claim ({@link LeaseClaim},
+ * stored by {@link LeaseDirectory}). Acquiring is claim-then-list: write my claim under a unique
+ * name, list the directory, and keep the lease only when no other live claim is there; otherwise
+ * withdraw mine. Of two writers racing, the later one's listing always shows the earlier one's
+ * claim, so at most one keeps it; when both see each other both withdraw and retry after a random
+ * pause, so one of them wins. This needs only strongly consistent writes and listings (local disks,
+ * AWS S3, S3Proxy, LocalStack), not conditional writes: the embedded endpoint (S3Proxy 2.7) ignores
+ * {@code If-None-Match} on PUT. Where the store honours it (AWS S3 through hadoop-aws 3.5, local
+ * disk), the claim is also written with a conditional create.
  *
  * <p>The holder renews its claim every quarter of its time to live (default 120 s, system property
  * {@value #TTL_PROPERTY}). A claim whose heartbeat is older than that, or one made on this host by
@@ -53,16 +43,8 @@ public final class PipelineLease implements AutoCloseable {
   public static final String TTL_PROPERTY = "replaysafe.lease.ttlSeconds";
   static final long TTL_DEFAULT_SECONDS = 120;
   static final int MAX_ATTEMPTS = 8;
-  static final String SUFFIX = ".json";
 
-  /** hadoop-aws 3.5's createFile option for {@code If-None-Match: *}; other stores ignore it. */
-  static final String CONDITIONAL_CREATE = "fs.option.create.conditional.overwrite";
-
-  private static final ObjectMapper JSON = new ObjectMapper();
-  private static volatile String thisHost;
-
-  private final FileSystem fs;
-  private final Path dir;
+  private final LeaseDirectory claims;
   private final Path file;
   private final Clock clock;
   private final ScheduledExecutorService heartbeats;
@@ -70,11 +52,10 @@ public final class PipelineLease implements AutoCloseable {
   private volatile String lost;
   private volatile Instant lastRenewed;
 
-  private PipelineLease(FileSystem fs, Path dir, LeaseClaim claim, Clock clock) {
-    this.fs = fs;
-    this.dir = dir;
+  private PipelineLease(LeaseDirectory claims, LeaseClaim claim, Clock clock) {
+    this.claims = claims;
     this.claim = claim;
-    this.file = new Path(dir, claim.id() + SUFFIX);
+    this.file = claims.fileOf(claim);
     this.clock = clock;
     this.lastRenewed = clock.instant();
     this.heartbeats =
@@ -110,10 +91,7 @@ public final class PipelineLease implements AutoCloseable {
    * was lost meanwhile (this process stalled past its time to live).
    */
   public static <T> T holding(
-      PipelineConfig pipeline,
-      SparkSession spark,
-      String command,
-      java.util.function.Supplier<T> body) {
+      PipelineConfig pipeline, SparkSession spark, String command, Supplier<T> body) {
     try (PipelineLease lease = acquire(pipeline, spark, command)) {
       T result = body.get();
       lease.checkHeld();
@@ -123,40 +101,22 @@ public final class PipelineLease implements AutoCloseable {
 
   public static PipelineLease acquire(
       PipelineConfig pipeline, Configuration hadoop, String command) {
-    long ttl = Long.getLong(TTL_PROPERTY, TTL_DEFAULT_SECONDS);
-    return acquire(location(pipeline), hadoop, command, Duration.ofSeconds(ttl), Clock.systemUTC());
+    return acquire(location(pipeline), hadoop, command, configuredTtl(), Clock.systemUTC());
   }
 
   static PipelineLease acquire(
       String location, Configuration hadoop, String command, Duration ttl, Clock clock) {
-    Path dir = new Path(location);
-    FileSystem fs;
-    try {
-      fs = dir.getFileSystem(hadoop);
-    } catch (IOException e) {
-      throw new RetryableException(
-          "Cannot take the writer's lease " + location + ": " + e.getMessage(), e);
-    }
-    if (fs instanceof LocalFileSystem local) {
-      fs = local.getRaw(); // no .crc side files next to the claims
-    }
-    Instant now = clock.instant();
-    ProcessHandle self = ProcessHandle.current();
-    LeaseClaim mine =
-        new LeaseClaim(
-            now.toEpochMilli() + "-" + UUID.randomUUID(),
-            host(),
-            self.pid(),
-            self.info().startInstant().map(Instant::toString).orElse(null),
-            command,
-            now.toString(),
-            now.toString(),
-            ttl.toSeconds(),
-            LeaseClaim.CLAIMING);
-    PipelineLease lease = new PipelineLease(fs, dir, mine, clock);
+    LeaseDirectory claims = LeaseDirectory.open(location, hadoop);
+    LeaseClaim mine = LeaseClaim.claiming(command, clock.instant(), ttl);
+    PipelineLease lease = new PipelineLease(claims, mine, clock);
     lease.claim(location);
     lease.startHeartbeat(ttl);
     return lease;
+  }
+
+  /** The time to live of a claim: system property {@value #TTL_PROPERTY}, else 120 s. */
+  static Duration configuredTtl() {
+    return Duration.ofSeconds(Long.getLong(TTL_PROPERTY, TTL_DEFAULT_SECONDS));
   }
 
   private void claim(String location) {
@@ -165,15 +125,15 @@ public final class PipelineLease implements AutoCloseable {
       rivals = rivals();
       failIfHeld(location, rivals);
       if (rivals.isEmpty()) {
-        write(claim, true);
+        claims.write(file, claim, true);
         rivals = rivals();
         if (rivals.isEmpty()) {
           claim = claim.withState(LeaseClaim.HELD, clock.instant());
-          write(claim, false);
+          claims.write(file, claim, false);
           return;
         }
         // Someone claimed at the same time: both withdraw, the first to come back wins.
-        delete(file);
+        claims.delete(file);
         failIfHeld(location, rivals);
       }
       pause(attempt);
@@ -208,115 +168,20 @@ public final class PipelineLease implements AutoCloseable {
 
   /** Live claims of other writers; dead ones are deleted on the way (best effort). */
   private List<LeaseClaim> rivals() {
-    FileStatus[] statuses;
-    try {
-      statuses = fs.listStatus(dir);
-    } catch (FileNotFoundException e) {
-      return List.of();
-    } catch (IOException e) {
-      throw new RetryableException(
-          "Cannot list the writer's lease " + dir + ": " + e.getMessage(), e);
-    }
     Instant now = clock.instant();
     List<LeaseClaim> live = new ArrayList<>();
-    for (FileStatus status : statuses) {
-      String name = status.getPath().getName();
-      if (!status.isFile() || !name.endsWith(SUFFIX)) {
-        continue;
-      }
-      Optional<LeaseClaim> read = read(status);
-      if (read.isEmpty()) {
-        continue; // withdrawn between the listing and the read
-      }
-      LeaseClaim c = read.get();
+    for (LeaseDirectory.Stored stored : claims.claims()) {
+      LeaseClaim c = stored.claim();
       if (c.id().equals(claim.id())) {
         continue;
       }
-      if (c.deadBecause(now, host()).isPresent()) {
-        delete(status.getPath());
+      if (c.deadBecause(now, LeaseClaim.thisHost()).isPresent()) {
+        claims.delete(stored.file());
         continue;
       }
       live.add(c);
     }
     return live;
-  }
-
-  /**
-   * A claim as stored. One being overwritten may read as empty or cut on a local disk for a moment:
-   * it is read again, and if still unreadable counts as a live claim by an unknown holder, with the
-   * file's modification time as its heartbeat.
-   */
-  private Optional<LeaseClaim> read(FileStatus status) {
-    for (int attempt = 0; attempt < 3; attempt++) {
-      // The listing's status saves a request, but names the version listed: a claim rewritten
-      // since (claiming -> held, a heartbeat) then fails S3A's version check. Retries re-open.
-      try (InputStream in = attempt == 0 ? open(status) : fs.open(status.getPath())) {
-        return Optional.of(JSON.readValue(in.readAllBytes(), LeaseClaim.class));
-      } catch (FileNotFoundException e) {
-        return Optional.empty();
-      } catch (IOException e) {
-        sleep(50);
-      }
-    }
-    String name = status.getPath().getName();
-    String modified = Instant.ofEpochMilli(status.getModificationTime()).toString();
-    return Optional.of(
-        new LeaseClaim(
-            name.substring(0, name.length() - SUFFIX.length()),
-            "unknown",
-            -1,
-            null,
-            "unknown (unreadable claim " + status.getPath() + ")",
-            modified,
-            modified,
-            Long.getLong(TTL_PROPERTY, TTL_DEFAULT_SECONDS),
-            LeaseClaim.HELD));
-  }
-
-  private InputStream open(FileStatus status) throws IOException {
-    try {
-      return fs.openFile(status.getPath())
-          .withFileStatus(status)
-          .opt("fs.option.openfile.read.policy", "whole-file")
-          .build()
-          .get();
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new java.io.InterruptedIOException("interrupted reading " + status.getPath());
-    }
-  }
-
-  private void write(LeaseClaim c, boolean create) {
-    try {
-      byte[] bytes = JSON.writeValueAsBytes(c);
-      OutputStream out;
-      if (create) {
-        FSDataOutputStreamBuilder<?, ?> builder = fs.createFile(file);
-        builder.overwrite(false).recursive();
-        builder.opt(CONDITIONAL_CREATE, true);
-        // The name is unique: S3A's probes for an existing file or directory there are waste.
-        builder.opt("fs.s3a.create.performance", true);
-        out = builder.build();
-      } else {
-        out = fs.create(file, true);
-      }
-      try (out) {
-        out.write(bytes);
-      }
-    } catch (IOException e) {
-      throw new RetryableException(
-          "Cannot write the writer's lease claim " + file + ": " + e.getMessage(), e);
-    }
-  }
-
-  private void delete(Path path) {
-    try {
-      fs.delete(path, false);
-    } catch (IOException e) {
-      // A dead claim left behind is deleted by the next writer; a withdrawn one of ours expires.
-    }
   }
 
   private void startHeartbeat(Duration ttl) {
@@ -333,7 +198,7 @@ public final class PipelineLease implements AutoCloseable {
       return;
     }
     try {
-      if (!fs.exists(file)) {
+      if (!claims.exists(file)) {
         lost =
             "its claim "
                 + file
@@ -343,7 +208,7 @@ public final class PipelineLease implements AutoCloseable {
       }
       Instant now = clock.instant();
       claim = claim.withState(LeaseClaim.HELD, now);
-      write(claim, false);
+      claims.write(file, claim, false);
       lastRenewed = now;
     } catch (IOException | RuntimeException e) {
       if (Duration.between(lastRenewed, clock.instant()).toSeconds() > claim.ttlSeconds()) {
@@ -359,7 +224,7 @@ public final class PipelineLease implements AutoCloseable {
           "'"
               + claim.command()
               + "' lost the writer's lease "
-              + dir
+              + claims.path()
               + ": "
               + lost
               + ". Another writer may be running; rerun when it has finished (every step is"
@@ -381,41 +246,11 @@ public final class PipelineLease implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    delete(file);
+    claims.delete(file);
   }
 
+  /** A random pause, growing with the attempt, so two writers that met do not meet again. */
   private static void pause(int attempt) {
-    sleep(ThreadLocalRandom.current().nextLong(20, 150L * attempt));
-  }
-
-  private static void sleep(long millis) {
-    try {
-      Thread.sleep(millis);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ReplaysafeException("Interrupted while taking the writer's lease", e);
-    }
-  }
-
-  static String host() {
-    String h = thisHost;
-    if (h == null) {
-      // The kernel's name first: a reverse DNS lookup can take seconds where DNS is missing.
-      java.nio.file.Path kernel = java.nio.file.Path.of("/proc/sys/kernel/hostname");
-      try {
-        h = java.nio.file.Files.readString(kernel).trim();
-      } catch (IOException | RuntimeException e) {
-        h = "";
-      }
-      if (h.isEmpty()) {
-        try {
-          h = InetAddress.getLocalHost().getHostName();
-        } catch (IOException e) {
-          h = Optional.ofNullable(System.getenv("HOSTNAME")).orElse("localhost");
-        }
-      }
-      thisHost = h;
-    }
-    return h;
+    LeaseDirectory.sleep(ThreadLocalRandom.current().nextLong(20, 150L * attempt));
   }
 }

@@ -10,13 +10,12 @@ import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 @Command(
     name = "bronze",
     description = "Run the bronze job once (availableNow): ingest new files into the bronze table.")
 final class BronzeCommand implements Callable<Integer> {
-  @Mixin ConfigOption config;
+  @Mixin JobOptions job;
 
   @Option(names = "--json", description = "Print the summary as one JSON object.")
   boolean json;
@@ -29,33 +28,23 @@ final class BronzeCommand implements Callable<Integer> {
               + " from the rescued JSON. One new table version; running it again changes nothing.")
   boolean promoteRescued;
 
-  @Mixin TimeoutOption timeout;
-
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    PipelineConfig pipeline = config.load();
+    PipelineConfig pipeline = job.config.load();
     SparkSession spark = ReplaysafeCli.spark(pipeline, "bronze");
     if (promoteRescued) {
       // It rewrites bronze rows: no bronze run may append meanwhile.
       try (PipelineLease lease =
           PipelineLease.acquire(pipeline, spark, "bronze --promote-rescued")) {
         RescuePromotion.Result promoted = RescuePromotion.from(pipeline, spark).execute();
-        spec.commandLine().getOut().println(json ? promoted.toJson() : promoted.summary());
+        job.out().println(json ? promoted.toJson() : promoted.summary());
       }
       return ReplaysafeCli.EXIT_OK;
     }
-    BronzeResult result;
-    try (BatchProgress progress = BatchProgress.attach(spark, spec.commandLine().getErr())) {
-      result =
-          PipelineLease.holding(
-              pipeline,
-              spark,
-              "bronze",
-              () -> timeout.bound(spark, () -> BronzeIngest.from(pipeline, spark).execute()));
-    }
-    spec.commandLine().getOut().println(json ? result.toJson() : result.summary());
+    BronzeResult result =
+        job.runHoldingLease(
+            pipeline, spark, "bronze", () -> BronzeIngest.from(pipeline, spark).execute());
+    job.out().println(json ? result.toJson() : result.summary());
     return ReplaysafeCli.EXIT_OK;
   }
 }

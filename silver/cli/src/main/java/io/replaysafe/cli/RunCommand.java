@@ -14,7 +14,6 @@ import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * The scheduled job. stdout gets exactly one line whether the run succeeds or fails, so cron mail,
@@ -28,20 +27,16 @@ import picocli.CommandLine.Spec;
             + " object) on stdout. Exit 1 when silver rejects a batch or a job fails, 2 on a"
             + " configuration error.")
 final class RunCommand implements Callable<Integer> {
-  @Mixin ConfigOption config;
+  @Mixin JobOptions job;
 
   @Option(names = "--json", description = "Print one JSON object with both summaries.")
   boolean json;
 
-  @Mixin TimeoutOption timeout;
-
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    PipelineConfig pipeline = config.load();
-    PrintWriter out = spec.commandLine().getOut();
-    PrintWriter err = spec.commandLine().getErr();
+    PipelineConfig pipeline = job.config.load();
+    PrintWriter out = job.out();
+    PrintWriter err = job.err();
     SparkSession spark = ReplaysafeCli.spark(pipeline, "run");
     PipelineRun run = PipelineRun.of(pipeline, spark);
     BatchProgress progress = BatchProgress.attach(spark, err);
@@ -50,7 +45,7 @@ final class RunCommand implements Callable<Integer> {
       PipelineRun.Outcome outcome;
       try {
         lease = PipelineLease.acquire(pipeline, spark, "run");
-        outcome = timeout.bound(spark, run::execute);
+        outcome = job.timeout.bound(spark, run::execute);
         if (outcome.succeeded()) {
           // A lease lost mid-run (expired, taken over) means another writer may have written too.
           lease.checkHeld();

@@ -3,6 +3,7 @@ package io.replaysafe.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.CrashPoints;
+import io.replaysafe.common.testing.PipelineYaml;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
@@ -71,19 +72,11 @@ final class CrashMatrix {
 
   static Pipeline create(SparkSession spark, Path dir, String silverYaml) throws IOException {
     String yaml =
-        "name: orders\nsource:\n  path: "
-            + dir.resolve("landing")
-            + "\n  schema: \"order_id BIGINT, source_version BIGINT, status STRING, op STRING\""
-            + "\nbronze:\n  path: "
-            + dir.resolve("bronze")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/bronze")
-            + "\nsilver:\n  path: "
-            + dir.resolve("silver")
-            + "\n  checkpoint: "
-            + dir.resolve("checkpoints/silver")
-            + "\n"
-            + silverYaml.indent(2);
+        PipelineYaml.local(
+            "orders",
+            dir,
+            "order_id BIGINT, source_version BIGINT, status STRING, op STRING",
+            silverYaml);
     Files.createDirectories(dir.resolve("landing"));
     return new Pipeline(spark, dir, Files.writeString(dir.resolve("pipeline.yaml"), yaml));
   }

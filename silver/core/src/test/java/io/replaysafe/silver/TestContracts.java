@@ -2,6 +2,7 @@ package io.replaysafe.silver;
 
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.testing.PipelineYaml;
 import java.nio.file.Path;
 
 /** Contracts for tests that call one step directly, with every table under {@code dir}. */
@@ -16,22 +17,7 @@ final class TestContracts {
    * The pipeline file of pipeline {@code name}: landing, tables and checkpoints under {@code dir}.
    */
   static String yaml(String name, Path dir, String schema, String silverYaml) {
-    return "name: "
-        + name
-        + "\nsource:\n  path: "
-        + dir.resolve("landing")
-        + "\n  schema: \""
-        + schema
-        + "\"\nbronze:\n  path: "
-        + dir.resolve("bronze")
-        + "\n  checkpoint: "
-        + dir.resolve("checkpoints/bronze")
-        + "\nsilver:\n  path: "
-        + dir.resolve("silver")
-        + "\n  checkpoint: "
-        + dir.resolve("checkpoints/silver")
-        + "\n"
-        + silverYaml.indent(2);
+    return PipelineYaml.local(name, dir, schema, silverYaml);
   }
 
   static SilverContract contract(Path dir, String schema, String silverYaml) {

@@ -2,6 +2,7 @@ package io.replaysafe.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaysafe.common.testing.PipelineYaml;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -34,17 +35,11 @@ class ClusterJobTest extends SparkTestBase {
 
   /** An orders pipeline on local disk; silver keys order_id, sequence source_version. */
   String pipeline() {
-    return "name: orders\nsource:\n  path: "
-        + dir.resolve("landing")
-        + "\n  schema: \"order_id BIGINT, source_version BIGINT, status STRING\"\nbronze:\n  path: "
-        + dir.resolve("bronze")
-        + "\n  checkpoint: "
-        + dir.resolve("checkpoints/bronze")
-        + "\nsilver:\n  path: "
-        + dir.resolve("silver")
-        + "\n  checkpoint: "
-        + dir.resolve("checkpoints/silver")
-        + "\n  keys: [order_id]\n  sequenceBy: [source_version]\n";
+    return PipelineYaml.local(
+        "orders",
+        dir,
+        "order_id BIGINT, source_version BIGINT, status STRING",
+        "keys: [order_id]\nsequenceBy: [source_version]\n");
   }
 
   void land(String name, String... lines) throws IOException {

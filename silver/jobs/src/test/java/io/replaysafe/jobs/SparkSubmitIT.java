@@ -2,6 +2,7 @@ package io.replaysafe.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaysafe.common.testing.PipelineYaml;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.io.File;
 import java.io.IOException;
@@ -127,19 +128,12 @@ class SparkSubmitIT extends SparkTestBase {
     Path pipeline =
         Files.writeString(
             dir.resolve("orders.yaml"),
-            "name: orders\nsource:\n  path: "
-                + dir.resolve("landing")
-                + "\n  schema: \"order_id BIGINT, source_version BIGINT, status STRING, op"
-                + " STRING\"\nbronze:\n  path: "
-                + dir.resolve("bronze")
-                + "\n  checkpoint: "
-                + dir.resolve("checkpoints/bronze")
-                + "\nsilver:\n  path: "
-                + dir.resolve("silver")
-                + "\n  checkpoint: "
-                + dir.resolve("checkpoints/silver")
-                + "\n  keys: [order_id]\n  sequenceBy: [source_version]\n"
-                + "  applyAsDeletes: \"op = 'DELETE'\"\n  exceptColumnList: [op]\n");
+            PipelineYaml.local(
+                "orders",
+                dir,
+                "order_id BIGINT, source_version BIGINT, status STRING, op STRING",
+                "keys: [order_id]\nsequenceBy: [source_version]\n"
+                    + "applyAsDeletes: \"op = 'DELETE'\"\nexceptColumnList: [op]\n"));
 
     List<String> bronze = new ArrayList<>(ClusterJarSupport.sparkJvmFlags());
     bronze.addAll(

@@ -47,7 +47,7 @@ class PipelineLeaseTest {
               "Cannot start 'quarantine release': another writer holds this pipeline's lease "
                   + location
                   + ": host "
-                  + PipelineLease.host()
+                  + LeaseClaim.thisHost()
                   + ", pid "
                   + ProcessHandle.current().pid()
                   + ", command 'run', since "
@@ -74,7 +74,7 @@ class PipelineLeaseTest {
     ended.waitFor();
     Instant now = Instant.now();
     Path claim =
-        writeClaim("1-dead", PipelineLease.host(), ended.pid(), now, "run"); // heartbeat fresh
+        writeClaim("1-dead", LeaseClaim.thisHost(), ended.pid(), now, "run"); // heartbeat fresh
     try (PipelineLease lease = take(dir.resolve("bronze_lease").toString(), local(), "run")) {
       assertThat(claim).doesNotExist();
       assertThat(lease.claim().command()).isEqualTo("run");
@@ -93,7 +93,7 @@ class PipelineLeaseTest {
     assertThat(live).exists();
     Files.delete(live);
     try (PipelineLease lease = take(dir.resolve("bronze_lease").toString(), local(), "bronze")) {
-      assertThat(lease.claim().host()).isEqualTo(PipelineLease.host());
+      assertThat(lease.claim().host()).isEqualTo(LeaseClaim.thisHost());
     }
   }
 

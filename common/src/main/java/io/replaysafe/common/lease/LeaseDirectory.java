@@ -1,0 +1,182 @@
+package io.replaysafe.common.lease;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.RetryableException;
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.OutputStream;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Where the claims are stored: the lease directory, one JSON object per claim named {@code
+ * <id>.json}, on the pipeline's own store through Hadoop's FileSystem, so one code path serves a
+ * local disk and {@code s3a://}. It knows nothing of who wins; {@link PipelineLease} decides that.
+ */
+final class LeaseDirectory {
+  static final String SUFFIX = ".json";
+
+  /** hadoop-aws 3.5's createFile option for {@code If-None-Match: *}; other stores ignore it. */
+  static final String CONDITIONAL_CREATE = "fs.option.create.conditional.overwrite";
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final FileSystem fs;
+  private final Path dir;
+
+  private LeaseDirectory(FileSystem fs, Path dir) {
+    this.fs = fs;
+    this.dir = dir;
+  }
+
+  static LeaseDirectory open(String location, Configuration hadoop) {
+    Path dir = new Path(location);
+    FileSystem fs;
+    try {
+      fs = dir.getFileSystem(hadoop);
+    } catch (IOException e) {
+      throw new RetryableException(
+          "Cannot take the writer's lease " + location + ": " + e.getMessage(), e);
+    }
+    if (fs instanceof LocalFileSystem local) {
+      fs = local.getRaw(); // no .crc side files next to the claims
+    }
+    return new LeaseDirectory(fs, dir);
+  }
+
+  Path path() {
+    return dir;
+  }
+
+  Path fileOf(LeaseClaim claim) {
+    return new Path(dir, claim.id() + SUFFIX);
+  }
+
+  /** A claim and the object it is stored in. */
+  record Stored(Path file, LeaseClaim claim) {}
+
+  /** Every claim in the directory (none when it does not exist yet). */
+  List<Stored> claims() {
+    FileStatus[] statuses;
+    try {
+      statuses = fs.listStatus(dir);
+    } catch (FileNotFoundException e) {
+      return List.of();
+    } catch (IOException e) {
+      throw new RetryableException(
+          "Cannot list the writer's lease " + dir + ": " + e.getMessage(), e);
+    }
+    List<Stored> claims = new ArrayList<>();
+    for (FileStatus status : statuses) {
+      String name = status.getPath().getName();
+      if (!status.isFile() || !name.endsWith(SUFFIX)) {
+        continue;
+      }
+      // Empty: withdrawn between the listing and the read.
+      read(status).ifPresent(c -> claims.add(new Stored(status.getPath(), c)));
+    }
+    return claims;
+  }
+
+  /**
+   * A claim as stored. One being overwritten may read as empty or cut on a local disk for a moment:
+   * it is read again, and if still unreadable counts as a live claim by an unknown holder, with the
+   * file's modification time as its heartbeat.
+   */
+  private Optional<LeaseClaim> read(FileStatus status) {
+    for (int attempt = 0; attempt < 3; attempt++) {
+      // The listing's status saves a request, but names the version listed: a claim rewritten
+      // since (claiming -> held, a heartbeat) then fails S3A's version check. Retries re-open.
+      try (InputStream in = attempt == 0 ? open(status) : fs.open(status.getPath())) {
+        return Optional.of(JSON.readValue(in.readAllBytes(), LeaseClaim.class));
+      } catch (FileNotFoundException e) {
+        return Optional.empty();
+      } catch (IOException e) {
+        sleep(50);
+      }
+    }
+    String name = status.getPath().getName();
+    return Optional.of(
+        LeaseClaim.unreadable(
+            name.substring(0, name.length() - SUFFIX.length()),
+            status.getPath().toString(),
+            Instant.ofEpochMilli(status.getModificationTime()),
+            PipelineLease.configuredTtl()));
+  }
+
+  private InputStream open(FileStatus status) throws IOException {
+    try {
+      return fs.openFile(status.getPath())
+          .withFileStatus(status)
+          .opt("fs.option.openfile.read.policy", "whole-file")
+          .build()
+          .get();
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new InterruptedIOException("interrupted reading " + status.getPath());
+    }
+  }
+
+  /**
+   * Writes {@code claim} to {@code file}: {@code create} for a new claim (never over another one,
+   * where the store can refuse that), otherwise overwriting our own.
+   */
+  void write(Path file, LeaseClaim claim, boolean create) {
+    try {
+      byte[] bytes = JSON.writeValueAsBytes(claim);
+      OutputStream out;
+      if (create) {
+        FSDataOutputStreamBuilder<?, ?> builder = fs.createFile(file);
+        builder.overwrite(false).recursive();
+        builder.opt(CONDITIONAL_CREATE, true);
+        // The name is unique: S3A's probes for an existing file or directory there are waste.
+        builder.opt("fs.s3a.create.performance", true);
+        out = builder.build();
+      } else {
+        out = fs.create(file, true);
+      }
+      try (out) {
+        out.write(bytes);
+      }
+    } catch (IOException e) {
+      throw new RetryableException(
+          "Cannot write the writer's lease claim " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  boolean exists(Path file) throws IOException {
+    return fs.exists(file);
+  }
+
+  void delete(Path file) {
+    try {
+      fs.delete(file, false);
+    } catch (IOException e) {
+      // A dead claim left behind is deleted by the next writer; a withdrawn one of ours expires.
+    }
+  }
+
+  /** Sleeps between attempts; an interrupt ends the attempt to take the lease. */
+  static void sleep(long millis) {
+    try {
+      Thread.sleep(millis);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ReplaysafeException("Interrupted while taking the writer's lease", e);
+    }
+  }
+}

@@ -1,0 +1,36 @@
+package io.replaysafe.common.testing;
+
+import java.nio.file.Path;
+
+/**
+ * The pipeline file of a test that keeps everything under one directory: files land in {@code
+ * dir/landing}, the tables are {@code dir/bronze} and {@code dir/silver}, their checkpoints under
+ * {@code dir/checkpoints}. Tests vary only the name, the source schema and the silver section.
+ */
+public final class PipelineYaml {
+  private PipelineYaml() {}
+
+  /**
+   * @param schema the source schema, DDL ({@code "order_id BIGINT, ..."})
+   * @param silverYaml the silver section's own keys (keys, sequenceBy, ...), one per line, not
+   *     indented: they are placed under {@code silver:} after its path and checkpoint
+   */
+  public static String local(String name, Path dir, String schema, String silverYaml) {
+    return "name: "
+        + name
+        + "\nsource:\n  path: "
+        + dir.resolve("landing")
+        + "\n  schema: \""
+        + schema
+        + "\"\nbronze:\n  path: "
+        + dir.resolve("bronze")
+        + "\n  checkpoint: "
+        + dir.resolve("checkpoints/bronze")
+        + "\nsilver:\n  path: "
+        + dir.resolve("silver")
+        + "\n  checkpoint: "
+        + dir.resolve("checkpoints/silver")
+        + "\n"
+        + silverYaml.indent(2);
+  }
+}
