@@ -51,6 +51,7 @@ final class HandWrittenMerge {
                       col("op"),
                       // silver's own columns, so the table keeps its layout
                       lit("hand-written").as("__payload_hash"),
+                      lit(1).as("__hash_version"),
                       col("source_file").as("__source_file"),
                       lit(null).cast("long").as("__bronze_version"),
                       current_timestamp().as("__applied_at"));

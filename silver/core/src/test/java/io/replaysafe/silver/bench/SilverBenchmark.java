@@ -233,7 +233,13 @@ public final class SilverBenchmark {
     boolean allMet = printSummary(results);
     String launcher = System.getProperty("bench.launcher");
     if (idle && launcher != null) {
-      allMet &= idleRun(Path.of(launcher), base);
+      try {
+        allMet &= idleRun(Path.of(launcher), base);
+      } finally {
+        if (!keep && dir == null) {
+          deleteRecursively(base); // made again by the idle run, after the sizes' cleanup
+        }
+      }
     }
     System.out.println(
         allMet ? "bench-silver: every target MET" : "bench-silver: some target NOT MET");
@@ -725,7 +731,7 @@ public final class SilverBenchmark {
    * line; the rest is the JVM, class loading and the Spark session.
    */
   static boolean idleRun(Path launcher, Path base) throws Exception {
-    Path dir = Files.createTempDirectory(base, "idle-");
+    Path dir = Files.createTempDirectory(Files.createDirectories(base), "idle-");
     Path landing = Files.createDirectories(dir.resolve("landing"));
     Files.writeString(
         landing.resolve("orders-1.json"),
