@@ -54,7 +54,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   private final SparkSession spark;
   private final Path sourceLog;
   private final StructType schema;
-  private final scala.collection.immutable.Map<String, String> batchOptions;
+  private final Map<String, String> batchOptions;
   private final BadFiles badFiles;
 
   /**
@@ -69,7 +69,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       SparkSession spark,
       Path sourceLog,
       StructType schema,
-      scala.collection.immutable.Map<String, String> batchOptions,
+      Map<String, String> batchOptions,
       BadFiles badFiles,
       boolean committedBatchReplay) {
     this.committedBatchReplay = committedBatchReplay;
@@ -77,7 +77,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     this.spark = spark;
     this.sourceLog = sourceLog;
     this.schema = schema;
-    this.batchOptions = batchOptions;
+    this.batchOptions = Map.copyOf(batchOptions);
     this.badFiles = badFiles;
   }
 
@@ -126,7 +126,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
         spark,
         new Path(metadataPath),
         schema,
-        scalaMap(batchOptions),
+        batchOptions,
         badFilesTable == null ? null : new BadFiles(badFilesTable, pipeline, spark),
         lastBatchCommitted(spark, new Path(metadataPath)));
   }
@@ -265,7 +265,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
             .read()
             .format(BoundedTextFormat.class.getName())
             .schema(schema)
-            .options(CollectionConverters.asJava(batchOptions))
+            .options(batchOptions)
             .load(paths.toArray(String[]::new))
             .queryExecution()
             .analyzed();
