@@ -67,7 +67,7 @@ public final class DeltaSchemaEvolution {
     if (changes.isEmpty()) {
       return List.of();
     }
-    String table = "delta.`" + path.replace("`", "``") + "`";
+    String table = DeltaTableProperties.tableName(path);
     if (changes.stream().anyMatch(c -> c.kind() == SchemaChange.Kind.WIDENED)
         && !"true".equals(property(spark, path, TYPE_WIDENING))) {
       spark.sql("ALTER TABLE " + table + " SET TBLPROPERTIES ('" + TYPE_WIDENING + "' = 'true')");
@@ -99,10 +99,7 @@ public final class DeltaSchemaEvolution {
   }
 
   private static String property(SparkSession spark, String path, String name) {
-    var properties =
-        DeltaTable.forPath(spark, path).detail().select("properties").first().getJavaMap(0);
-    Object value = properties.get(name);
-    return value == null ? null : String.valueOf(value);
+    return DeltaTableProperties.get(spark, path, name);
   }
 
   /** {@code a.b.c} with each part back-quoted. */

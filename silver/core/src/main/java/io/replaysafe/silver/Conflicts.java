@@ -34,10 +34,13 @@ record Conflicts(
       SilverContract contract,
       long batchId,
       BatchCache cache) {
+    // The batch's valid rows bound every dataset below: collapsed rows, stored rows (at most one
+    // per key) and conflicted keys.
+    long atMost = batch.validCount();
     Dataset<Row> collapsed =
-        cache.persist(BatchPreparation.collapseRetries(batch.valid(), contract));
+        cache.fix(BatchPreparation.collapseRetries(batch.valid(), contract), atMost);
     Dataset<Row> inBatch = BatchPreparation.conflictsInBatch(collapsed, contract);
-    Dataset<Row> state = cache.persist(target.storedState(collapsed, batch.bounds()));
+    Dataset<Row> state = cache.fix(target.storedState(collapsed, batch.bounds()), atMost);
     Dataset<Row> withTarget = target.conflictsWithStored(collapsed, state);
     // One job for the three counts: rows after collapsing, conflicts in the batch and with the
     // target (most batches have none, and then nothing else reads those two datasets).
@@ -51,16 +54,17 @@ record Conflicts(
     long inBatchCount = counts.isNullAt(1) ? 0 : counts.getLong(1);
     long withTargetCount = counts.isNullAt(2) ? 0 : counts.getLong(2);
     if (inBatchCount > 0) {
-      inBatch = cache.persist(inBatch);
+      inBatch = cache.fix(inBatch, inBatchCount);
     }
     if (withTargetCount > 0) {
-      withTarget = cache.persist(withTarget);
+      withTarget = cache.fix(withTarget, withTargetCount);
     }
     Dataset<Row> conflicted =
         inBatchCount + withTargetCount == 0
             ? null
-            : cache.persist(
-                Quarantine.conflictedKeys(collapsed, inBatch, withTarget, contract, batchId));
+            : cache.fix(
+                Quarantine.conflictedKeys(collapsed, inBatch, withTarget, contract, batchId),
+                inBatchCount + withTargetCount);
     return new Conflicts(
         collapsed,
         collapsedCount,

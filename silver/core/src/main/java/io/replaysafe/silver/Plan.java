@@ -32,7 +32,7 @@ record Plan(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes)
    * A batch of up to this many rows (after exact retries collapse) is planned on the driver: its
    * plan is collected once instead of checkpointed, counted and queried for notes in three jobs.
    */
-  static final long DRIVER_PLAN_ROWS = 50_000;
+  static final long DRIVER_PLAN_ROWS = BatchCache.LOCAL_ROWS;
 
   private static final String STORED_SEQ_JSON = "__t_seq_json";
 

@@ -64,7 +64,7 @@ record PreparedBatch(
       // One without a sequence is invalid like any row without one (validated below).
       Column validTruncate = col(Truncates.IS_TRUNCATE).and(truncates.hasSequence()).and(isInsert);
       identified =
-          cache.persist(identified.withColumn(Truncates.IS_TRUNCATE, truncates.isTruncate()));
+          cache.fix(identified.withColumn(Truncates.IS_TRUNCATE, truncates.isTruncate()), -1);
       truncateRows = identified.where(validTruncate);
       identified = identified.where(not(validTruncate));
     }
@@ -72,7 +72,7 @@ record PreparedBatch(
     if (truncates.enabled()) {
       validated = truncates.invalidWithoutSequence(validated);
     }
-    Dataset<Row> prepared = cache.persist(validated);
+    Dataset<Row> prepared = cache.fix(validated, -1);
     // One pass for the batch's size, its invalid rows, its bronze versions, any row that is not
     // an insert into bronze, and its key bounds.
     Column notInsert = not(isInsert);

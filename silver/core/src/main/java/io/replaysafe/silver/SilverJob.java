@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.not;
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.CommitTags;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTableProperties;
 import io.replaysafe.common.spark.SparkSessions;
 import java.sql.Timestamp;
 import java.util.ArrayList;
@@ -185,9 +186,7 @@ public final class SilverJob {
   }
 
   private boolean changeFeedEnabled(String bronzePath) {
-    var properties =
-        DeltaTable.forPath(spark, bronzePath).detail().select("properties").first().getJavaMap(0);
-    return "true".equals(String.valueOf(properties.get("delta.enableChangeDataFeed")));
+    return "true".equals(DeltaTableProperties.get(spark, bronzePath, "delta.enableChangeDataFeed"));
   }
 
   /**
@@ -199,12 +198,21 @@ public final class SilverJob {
         new Timestamp(
             System.currentTimeMillis() - contract.silver().tombstoneRetention().toMillis());
     String condition = "__deleted_at < timestamp'" + cutoff.toInstant() + "'";
-    long expired = tables.tombstones().where(condition).count();
+    // One DELETE, no count before it: Delta skips every file whose statistics hold no expired
+    // tombstone, and a DELETE that removes nothing commits nothing.
+    long expired =
+        spark
+            .sql(
+                "DELETE FROM "
+                    + DeltaTableProperties.tableName(contract.tombstonePath())
+                    + " WHERE "
+                    + condition)
+            .first()
+            .getLong(0);
     if (expired > 0) {
-      tables.tombstoneTable().delete(condition);
       LOG.info(
           "Purged {} tombstone(s) older than {}", expired, contract.silver().tombstoneRetention());
     }
-    return expired;
+    return Math.max(expired, 0);
   }
 }

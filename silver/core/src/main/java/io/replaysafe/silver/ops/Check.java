@@ -6,8 +6,8 @@ import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.not;
 
-import io.delta.tables.DeltaTable;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTableProperties;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverErrors;
@@ -107,8 +107,7 @@ public final class Check {
 
   private Map<String, String> existingConstraints(String path) {
     Map<String, String> existing = new LinkedHashMap<>();
-    Map<String, String> properties =
-        DeltaTable.forPath(spark, path).detail().select("properties").first().getJavaMap(0);
+    Map<String, String> properties = DeltaTableProperties.read(spark, path);
     properties.forEach(
         (k, v) -> {
           if (k.startsWith("delta.constraints.")) {

@@ -107,6 +107,16 @@ final class JobProfile extends SparkListener {
     }
     String description =
         start.properties() == null ? null : start.properties().getProperty("spark.job.description");
+    String callSite =
+        start.properties() == null ? null : start.properties().getProperty("callSite.long");
+    if (callSite != null) {
+      for (String frame : callSite.split("\n")) {
+        if (frame.contains("io.replaysafe.") && !frame.contains(".bench.")) {
+          site = frame.trim().replaceFirst("^.*io\\.replaysafe\\.", "") + " / " + site;
+          break;
+        }
+      }
+    }
     running.put(
         start.jobId(),
         new Job(start.jobId(), start.time(), site, description == null ? "" : description, 0));
@@ -186,6 +196,19 @@ final class JobProfile extends SparkListener {
                 jobs.size(),
                 sum,
                 totalSeconds - sum));
+    if (System.getenv("BENCH_JOBS") != null && !jobs.isEmpty()) {
+      long t0 = jobs.get(0).startMs();
+      for (Job j : jobs) {
+        sb.append(
+            String.format(
+                Locale.ROOT,
+                "    +%6.2f %6.2f s  %s | %s%n",
+                (j.startMs() - t0) / 1e3,
+                j.seconds(),
+                j.site(),
+                j.description().replace('\n', ' ')));
+      }
+    }
     bySite.forEach(
         (site, agg) ->
             sb.append(

@@ -135,6 +135,17 @@ final class StackSampler implements AutoCloseable {
       }
       sb.append(String.format(Locale.ROOT, "  %7.2f s  %s%n", r.getValue() / 1e9, r.getKey()));
     }
+    // The same samples by replaysafe line alone: what each step of the contract costs in all.
+    Map<String, Long> byLine = new HashMap<>();
+    rows.forEach(r -> byLine.merge(r.getKey().split("  <  ")[0], r.getValue(), Long::sum));
+    sb.append("  by replaysafe line alone:\n");
+    byLine.entrySet().stream()
+        .sorted(Map.Entry.comparingByValue((a, b) -> Long.compare(b, a)))
+        .filter(r -> r.getValue() >= 50_000_000L)
+        .forEach(
+            r ->
+                sb.append(
+                    String.format(Locale.ROOT, "  %7.2f s  %s%n", r.getValue() / 1e9, r.getKey())));
     return sb.toString();
   }
 }
