@@ -73,6 +73,23 @@ final class SilverCheckpoint {
     }
   }
 
+  /**
+   * Whether the checkpoint holds a batch that was planned but never committed: the newest {@code
+   * offsets/N} without its {@code commits/N}. Only then can the query's first batch be the replay
+   * of an attempt that died part-way (a batch's offsets are written before any of its writes).
+   * Anything it cannot read answers true, so the caller checks rather than assumes.
+   */
+  boolean batchPending() {
+    try {
+      FileSystem fs = root.getFileSystem(hadoop);
+      OptionalLong offset = newestBatch(fs, new Path(root, "offsets"));
+      OptionalLong commit = newestBatch(fs, new Path(root, "commits"));
+      return offset.isPresent() && (commit.isEmpty() || commit.getAsLong() < offset.getAsLong());
+    } catch (IOException | RuntimeException e) {
+      return true;
+    }
+  }
+
   private static OptionalLong newestBatch(FileSystem fs, Path dir) throws IOException {
     if (!fs.exists(dir)) {
       return OptionalLong.empty();

@@ -68,10 +68,10 @@ public final class SilverJob {
       truncates.ensureExists();
     }
     long bronzeVersion = latestVersion(bronzePath);
-    OptionalLong processed =
+    SilverCheckpoint checkpoint =
         new SilverCheckpoint(
-                config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
-            .processedThrough();
+            config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration());
+    OptionalLong processed = checkpoint.processedThrough();
     List<BatchReport> reports;
     if (processed.isPresent() && processed.getAsLong() >= bronzeVersion) {
       // A scheduled run with nothing new: starting the query would only find that out slowly.
@@ -82,7 +82,11 @@ public final class SilverJob {
           processed.getAsLong());
       reports = List.of();
     } else {
-      reports = stream(new SilverBatchProcessor(spark, contract, tables), bronzePath);
+      SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
+      if (!checkpoint.batchPending()) {
+        processor.noInterruptedAttempt();
+      }
+      reports = stream(processor, bronzePath);
     }
     long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
     SilverResult result =
