@@ -40,7 +40,9 @@ final class BatchCache implements AutoCloseable {
     if (rows.size() > LOCAL_ROWS) {
       return persist(df);
     }
-    return df.sparkSession().createDataFrame(rows, df.schema());
+    // One partition: it satisfies every grouping a later window, aggregate or join asks for, so
+    // those run without a shuffle, in one job each instead of a job per adaptive stage.
+    return df.sparkSession().createDataFrame(rows, df.schema()).coalesce(1);
   }
 
   @Override
