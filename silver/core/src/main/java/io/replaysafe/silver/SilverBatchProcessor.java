@@ -46,11 +46,18 @@ public final class SilverBatchProcessor {
    */
   public BatchReport process(Dataset<Row> bronzeBatch, long batchId, String runId) {
     BatchCommits commits = new BatchCommits(spark, runId, batchId);
+    // Only a replayed batch can already have its run-log row: a fresh one is logged by a plain
+    // append, without the idempotent-write check that costs a reconstruction of the run log's
+    // state (see RunLog).
+    boolean mayBeLogged = firstBatch;
     if (firstBatch) {
       step(batchId, "interrupted-attempt check");
       rollBackInterrupted(commits);
     }
-    return process(bronzeBatch, batchId, runId, commits);
+    firstBatch = false;
+    return commits.tagged(
+        () -> processBatch(bronzeBatch, batchId, runId, commits, mayBeLogged),
+        bronzeBatch.sparkSession());
   }
 
   /**
@@ -59,7 +66,8 @@ public final class SilverBatchProcessor {
    */
   public BatchReport process(Dataset<Row> rows, long batchId, String runId, BatchCommits commits) {
     firstBatch = false;
-    return commits.tagged(() -> processBatch(rows, batchId, runId, commits), rows.sparkSession());
+    return commits.tagged(
+        () -> processBatch(rows, batchId, runId, commits, true), rows.sparkSession());
   }
 
   /**
@@ -91,7 +99,11 @@ public final class SilverBatchProcessor {
   }
 
   private BatchReport processBatch(
-      Dataset<Row> bronzeBatch, long batchId, String runId, BatchCommits commits) {
+      Dataset<Row> bronzeBatch,
+      long batchId,
+      String runId,
+      BatchCommits commits,
+      boolean mayBeLogged) {
     long started = System.nanoTime();
     Timestamp startedAt = new Timestamp(System.currentTimeMillis());
     try (BatchCache cache = new BatchCache()) {
@@ -120,7 +132,7 @@ public final class SilverBatchProcessor {
         // Untagged: a rejected batch wrote nothing, so there is nothing to roll back for it.
         commits.untagged(
             () -> {
-              RunLog.append(spark, tables, rejected);
+              RunLog.append(spark, tables, rejected, true);
               return null;
             });
         throw new BatchRejectedException(rejection);
@@ -152,7 +164,7 @@ public final class SilverBatchProcessor {
               startedAt,
               null);
       step(batchId, "run log");
-      RunLog.append(spark, tables, report);
+      RunLog.append(spark, tables, report, mayBeLogged);
       CrashPoints.maybeCrash(CrashPoints.SILVER_AFTER_RUN_LOG);
       LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
       return report;
