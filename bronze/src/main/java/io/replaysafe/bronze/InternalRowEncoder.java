@@ -1,5 +1,6 @@
 package io.replaysafe.bronze;
 
+import java.io.Serializable;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Encoder;
@@ -13,14 +14,18 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.GetStructField;
 import org.apache.spark.sql.catalyst.expressions.KnownNullable;
 import org.apache.spark.sql.catalyst.expressions.Literal;
+import org.apache.spark.sql.catalyst.expressions.objects.Invoke;
+import org.apache.spark.sql.types.AbstractDataType;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.MapType;
+import org.apache.spark.sql.types.ObjectType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
+import scala.runtime.AbstractFunction1;
 
 /**
  * An encoder whose objects are Spark's own {@link InternalRow}s: serializing is taking each field
@@ -28,16 +33,52 @@ import scala.jdk.javaapi.CollectionConverters;
  * turn every value into a Java object and back (measured as about 30% of bronze's CPU), and it
  * rejects Java collections for ARRAY and MAP columns.
  *
+ * <p>The object is typed {@link ObjectType} ({@code InternalRow}), so Spark passes the row between
+ * the operators by reference. Typed as a struct, Spark would copy each input row into a nested
+ * struct of an {@code UnsafeRow} and read it back (looking the reader up by data type, which builds
+ * a read-only SQL configuration per row), and copy each output row once more before the
+ * serializer's own copy; that was about a tenth of bronze's CPU. {@link #IDENTITY} turns the struct
+ * into the object and back: a function that returns its argument, called by Catalyst's {@link
+ * Invoke}.
+ *
  * <p>The expressions are Catalyst's own ({@link GetStructField} on a bound struct, {@link
- * GetColumnByOrdinal} resolved by the analyzer), the same building blocks Spark's encoders use.
+ * GetColumnByOrdinal} resolved by the analyzer, {@link Invoke}), the same building blocks Spark's
+ * encoders use.
  */
 final class InternalRowEncoder {
   private InternalRowEncoder() {}
 
+  /** The row as an object (the type Spark passes between operators by reference). */
+  private static final ObjectType ROW_OBJECT = new ObjectType(InternalRow.class);
+
+  /** Returns its argument: what {@link #IDENTITY} calls. */
+  private static final class Identity extends AbstractFunction1<Object, Object>
+      implements Serializable {
+    private static final long serialVersionUID = 1L;
+
+    @Override
+    public Object apply(Object value) {
+      return value;
+    }
+
+    @Override
+    public String toString() {
+      return "identity";
+    }
+  }
+
+  /**
+   * The identity function as a literal (typed by its public interface, which generated code can
+   * name).
+   */
+  private static final Literal IDENTITY =
+      new Literal(new Identity(), new ObjectType(scala.Function1.class));
+
   @SuppressWarnings({"unchecked", "rawtypes"})
   static Encoder<InternalRow> of(StructType schema) {
     StructType nullable = nullable(schema);
-    BoundReference input = new BoundReference(0, nullable, false);
+    // The row object, seen as the struct it is.
+    Expression input = identity(new BoundReference(0, ROW_OBJECT, false), nullable);
     List<Expression> serializer = new ArrayList<>();
     List<Expression> deserializer = new ArrayList<>();
     StructField[] fields = nullable.fields();
@@ -55,7 +96,22 @@ final class InternalRowEncoder {
             new ExpressionEncoder(
                 RowEncoder.encoderFor(nullable),
                 new CreateNamedStruct(CollectionConverters.asScala(serializer).toList()),
-                new CreateNamedStruct(CollectionConverters.asScala(deserializer).toList()));
+                identity(
+                    new CreateNamedStruct(CollectionConverters.asScala(deserializer).toList()),
+                    ROW_OBJECT));
+  }
+
+  /** The value as it is, typed {@code type}: a row object as a struct, or a struct as an object. */
+  private static Expression identity(Expression value, DataType type) {
+    return new Invoke(
+        IDENTITY,
+        "apply",
+        type,
+        CollectionConverters.asScala(List.of(value)).toList(),
+        CollectionConverters.asScala(List.<AbstractDataType>of()).toList(),
+        true,
+        false,
+        true);
   }
 
   /**
