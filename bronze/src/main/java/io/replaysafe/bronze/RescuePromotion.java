@@ -15,6 +15,7 @@ import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaEvolutionMode;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SparkSessions;
 import java.io.Serializable;
 import java.util.ArrayList;
@@ -148,7 +149,7 @@ public final class RescuePromotion {
                 + " yet. Run 'replaysafe bronze' first: it evolves the table to source.schema.");
       }
     }
-    long before = table.history(1).head().getLong(0);
+    long before = DeltaTables.latestVersion(table);
     String rescued = source.rescuedDataColumn();
     List<String> columns = List.of(schema.fieldNames());
     StructType promotedType =
@@ -207,7 +208,7 @@ public final class RescuePromotion {
     } finally {
       spark.conf().unset(CommitTags.USER_METADATA);
     }
-    long after = table.history(1).head().getLong(0);
+    long after = DeltaTables.latestVersion(table);
     Result written = new Result(config.name(), perColumn, rows, before, after);
     LOG.info("{}", written.summary());
     return written;

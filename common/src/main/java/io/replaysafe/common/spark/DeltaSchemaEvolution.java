@@ -67,7 +67,7 @@ public final class DeltaSchemaEvolution {
     if (changes.isEmpty()) {
       return List.of();
     }
-    String table = DeltaTableProperties.tableName(path);
+    String table = DeltaTables.tableName(path);
     if (changes.stream().anyMatch(c -> c.kind() == SchemaChange.Kind.WIDENED)
         && !"true".equals(property(spark, path, TYPE_WIDENING))) {
       spark.sql("ALTER TABLE " + table + " SET TBLPROPERTIES ('" + TYPE_WIDENING + "' = 'true')");
@@ -99,7 +99,7 @@ public final class DeltaSchemaEvolution {
   }
 
   private static String property(SparkSession spark, String path, String name) {
-    return DeltaTableProperties.get(spark, path, name);
+    return DeltaTables.property(spark, path, name);
   }
 
   /** {@code a.b.c} with each part back-quoted. */

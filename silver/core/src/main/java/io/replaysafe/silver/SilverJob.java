@@ -6,7 +6,7 @@ import static org.apache.spark.sql.functions.not;
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.CommitTags;
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.DeltaTableProperties;
+import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SparkSessions;
 import java.sql.Timestamp;
 import java.util.ArrayList;
@@ -154,7 +154,7 @@ public final class SilverJob {
   }
 
   private long latestVersion(String path) {
-    return DeltaTable.forPath(spark, path).history(1).head().getLong(0);
+    return DeltaTables.latestVersion(spark, path);
   }
 
   /**
@@ -190,7 +190,7 @@ public final class SilverJob {
   }
 
   private boolean changeFeedEnabled(String bronzePath) {
-    return "true".equals(DeltaTableProperties.get(spark, bronzePath, "delta.enableChangeDataFeed"));
+    return "true".equals(DeltaTables.property(spark, bronzePath, "delta.enableChangeDataFeed"));
   }
 
   /**
@@ -208,7 +208,7 @@ public final class SilverJob {
         spark
             .sql(
                 "DELETE FROM "
-                    + DeltaTableProperties.tableName(contract.tombstonePath())
+                    + DeltaTables.tableName(contract.tombstonePath())
                     + " WHERE "
                     + condition)
             .first()

@@ -7,7 +7,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.not;
 
 import io.replaysafe.common.config.PipelineConfig;
-import io.replaysafe.common.spark.DeltaTableProperties;
+import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverErrors;
@@ -107,7 +107,7 @@ public final class Check {
 
   private Map<String, String> existingConstraints(String path) {
     Map<String, String> existing = new LinkedHashMap<>();
-    Map<String, String> properties = DeltaTableProperties.read(spark, path);
+    Map<String, String> properties = DeltaTables.properties(spark, path);
     properties.forEach(
         (k, v) -> {
           if (k.startsWith("delta.constraints.")) {

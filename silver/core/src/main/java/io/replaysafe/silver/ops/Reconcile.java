@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.BatchCommits;
 import io.replaysafe.silver.BatchPreparation;
@@ -74,7 +75,7 @@ public final class Reconcile {
             .collectAsList();
     long silverKeys = silver.count();
     if (apply && missingCount > 0) {
-      long version = tables.silverTable().history(1).head().getLong(0);
+      long version = DeltaTables.latestVersion(tables.silverTable());
       processor.process(
           asDeletes(missing, contract, sourceName),
           0,

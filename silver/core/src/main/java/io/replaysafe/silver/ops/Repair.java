@@ -1,6 +1,7 @@
 package io.replaysafe.silver.ops;
 
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SqlNames;
 import io.replaysafe.silver.BatchCommits;
 import io.replaysafe.silver.BatchReport;
@@ -51,7 +52,7 @@ public final class Repair {
             .where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"))
             .where(KeySelection.displayOfRaw(contract).isin(keys.keys().toArray()));
     List<String> before = rowsOf(tables, contract, keys);
-    String runId = "repair-" + identity + "-v" + tables.silverTable().history(1).head().getLong(0);
+    String runId = "repair-" + identity + "-v" + DeltaTables.latestVersion(tables.silverTable());
     BatchReport report = processor.process(bronze, 0, runId, commits);
     return new Outcome(before, rowsOf(tables, contract, keys), report);
   }

@@ -6,6 +6,7 @@ import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.ContractHistory;
 import java.io.IOException;
@@ -71,7 +72,7 @@ public final class Status {
           .distinct()
           .collectAsList()
           .forEach(r -> ingested.add(normalize(r.getString(0))));
-      bronzeVersion = DeltaTable.forPath(spark, bronzePath).history(1).head().getLong(0);
+      bronzeVersion = DeltaTables.latestVersion(spark, bronzePath);
     }
     long files = 0;
     long notIngested = 0;

@@ -1,0 +1,50 @@
+package io.replaysafe.common.spark;
+
+import io.delta.tables.DeltaTable;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.SnapshotManagement;
+
+/**
+ * What a run asks of a Delta table by path, answered from its transaction log alone: its SQL name,
+ * its table properties and its latest version. {@code DeltaTable.detail()} would give the
+ * properties too, but it reports the table's size and file count, which Delta computes by
+ * reconstructing the table's whole state: a Spark job, about half a second on a small run's fixed
+ * path. {@code history(1)} would give the version, with a Spark job over the latest commit file.
+ */
+public final class DeltaTables {
+  private DeltaTables() {}
+
+  /** The SQL name of the Delta table at {@code path}: {@code delta.`path`}, backticks escaped. */
+  public static String tableName(String path) {
+    return "delta." + SqlNames.quote(path);
+  }
+
+  /** Every table property of the Delta table at {@code path}, in the order Delta lists them. */
+  public static Map<String, String> properties(SparkSession spark, String path) {
+    Map<String, String> properties = new LinkedHashMap<>();
+    for (Row r : spark.sql("SHOW TBLPROPERTIES " + tableName(path)).collectAsList()) {
+      properties.put(r.getString(0), r.getString(1));
+    }
+    return properties;
+  }
+
+  /** The property {@code name} of the Delta table at {@code path}; null when it is not set. */
+  public static String property(SparkSession spark, String path, String name) {
+    return properties(spark, path).get(name);
+  }
+
+  /** The latest version of the Delta table at {@code path} (the log brought up to date first). */
+  public static long latestVersion(SparkSession spark, String path) {
+    return latestVersion(DeltaTable.forPath(spark, path));
+  }
+
+  /** The latest version of {@code table} (its log brought up to date first). */
+  public static long latestVersion(DeltaTable table) {
+    SnapshotManagement log = table.deltaLog();
+    return log.update(log.update$default$1(), log.update$default$2(), log.update$default$3())
+        .version();
+  }
+}
