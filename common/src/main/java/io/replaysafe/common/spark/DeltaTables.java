@@ -5,14 +5,17 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.delta.SnapshotManagement;
+import org.apache.spark.sql.delta.VersionChecksum;
 
 /**
  * What a run asks of a Delta table by path, answered from its transaction log alone: its SQL name,
- * its table properties and its latest version. {@code DeltaTable.detail()} would give the
- * properties too, but it reports the table's size and file count, which Delta computes by
- * reconstructing the table's whole state: a Spark job, about half a second on a small run's fixed
- * path. {@code history(1)} would give the version, with a Spark job over the latest commit file.
+ * its table properties, its latest version and whether it is known to be empty. {@code
+ * DeltaTable.detail()} would give the properties too, but it reports the table's size and file
+ * count, which Delta computes by reconstructing the table's whole state: a Spark job, about half a
+ * second on a small run's fixed path. {@code history(1)} would give the version, with a Spark job
+ * over the latest commit file.
  */
 public final class DeltaTables {
   private DeltaTables() {}
@@ -43,8 +46,22 @@ public final class DeltaTables {
 
   /** The latest version of {@code table} (its log brought up to date first). */
   public static long latestVersion(DeltaTable table) {
+    return latest(table).version();
+  }
+
+  /**
+   * Whether the latest version of the Delta table at {@code path} is known to hold no data file:
+   * the version's checksum file, which Delta writes with each commit, says so. False when it holds
+   * files, and when no checksum tells (the caller then reads the table): an empty table skipped on
+   * this answer costs nothing, a table read on a false answer only its usual price.
+   */
+  public static boolean knownEmpty(SparkSession spark, String path) {
+    scala.Option<VersionChecksum> checksum = latest(DeltaTable.forPath(spark, path)).checksumOpt();
+    return checksum.isDefined() && checksum.get().numFiles() == 0;
+  }
+
+  private static Snapshot latest(DeltaTable table) {
     SnapshotManagement log = table.deltaLog();
-    return log.update(log.update$default$1(), log.update$default$2(), log.update$default$3())
-        .version();
+    return log.update(log.update$default$1(), log.update$default$2(), log.update$default$3());
   }
 }

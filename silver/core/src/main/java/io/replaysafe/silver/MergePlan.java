@@ -51,6 +51,10 @@ public final class MergePlan {
     List<String> keys = contract.keys();
     Dataset<Row> batchKeys = incoming.select(cols(keys)).distinct();
     Dataset<Row> live = stored(within(tables.silver(), bounds), contract, "LIVE");
+    if (!tables.mayHoldTombstones()) {
+      // Silver holds at most one row per key: with no tombstone there is nothing to choose from.
+      return live.join(broadcast(batchKeys), asSeq(keys), "left_semi");
+    }
     Dataset<Row> dead = stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE");
     var newestFirst =
         Window.partitionBy(cols(keys))

@@ -198,6 +198,9 @@ public final class SilverJob {
    * delete that arrives later can bring the key back: retention must exceed the latest data.
    */
   private long purgeTombstones(SilverTables tables, SilverContract contract) {
+    if (!tables.mayHoldTombstones()) {
+      return 0;
+    }
     Timestamp cutoff =
         new Timestamp(
             System.currentTimeMillis() - contract.silver().tombstoneRetention().toMillis());

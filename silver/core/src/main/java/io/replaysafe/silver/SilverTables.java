@@ -2,6 +2,7 @@ package io.replaysafe.silver;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.spark.DeltaSchemaEvolution;
+import io.replaysafe.common.spark.DeltaTables;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -79,6 +80,16 @@ public final class SilverTables {
 
   public Dataset<Row> tombstones() {
     return spark.read().format("delta").load(contract.tombstonePath());
+  }
+
+  /**
+   * False when the tombstone table is known to be empty (its latest checksum says it holds no
+   * file), as it is for a pipeline that has never deleted a key: reading it for a batch's stored
+   * state, and purging it, would then cost Delta a reconstruction of its state and a scan for
+   * nothing.
+   */
+  public boolean mayHoldTombstones() {
+    return !DeltaTables.knownEmpty(spark, contract.tombstonePath());
   }
 
   public Dataset<Row> events() {
