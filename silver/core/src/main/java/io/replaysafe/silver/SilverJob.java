@@ -86,7 +86,7 @@ public final class SilverJob {
       if (!checkpoint.batchPending()) {
         processor.noInterruptedAttempt();
       }
-      reports = stream(processor, bronzePath);
+      reports = stream(processor, bronzePath, processed);
     }
     long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
     SilverResult result =
@@ -101,7 +101,8 @@ public final class SilverJob {
   }
 
   /** The availableNow query over bronze; the reports of the batches it ran. */
-  private List<BatchReport> stream(SilverBatchProcessor processor, String bronzePath) {
+  private List<BatchReport> stream(
+      SilverBatchProcessor processor, String bronzePath, OptionalLong processed) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
 
     // One read of bronze's table properties decides both the source options and the filter.
@@ -118,7 +119,7 @@ public final class SilverJob {
       Column backfill =
           col("_change_type")
               .notEqual("insert")
-              .and(col("_commit_version").isin(promotionVersions(bronzePath).toArray()));
+              .and(col("_commit_version").isin(promotionVersions(bronzePath, processed).toArray()));
       bronze = bronze.where(not(backfill));
     }
     VoidFunction2<Dataset<Row>, Long> perBatch =
@@ -179,10 +180,29 @@ public final class SilverJob {
     }
   }
 
-  /** Bronze versions written by {@code bronze --promote-rescued} (tagged in their commit info). */
-  private List<Long> promotionVersions(String bronzePath) {
-    return DeltaTable.forPath(spark, bronzePath)
-        .history()
+  /**
+   * Bronze versions written by {@code bronze --promote-rescued} (tagged in their commit info) among
+   * those the stream can read: after {@code processed} when the checkpoint tells how far it got,
+   * else all. Only those commits are read: bronze's whole history grows by a commit per run (a run
+   * every five minutes keeps 8,640 within Delta's default 30-day log retention), and reading it all
+   * was a Spark job over every commit file on each silver run. A version committed after the look
+   * is not in the list, as before: its backfill rows then stop the batch as a bronze change, and
+   * the next run reads it.
+   */
+  private List<Long> promotionVersions(String bronzePath, OptionalLong processed) {
+    DeltaTable bronze = DeltaTable.forPath(spark, bronzePath);
+    Dataset<Row> commits;
+    if (processed.isPresent()) {
+      // history(n) reads the newest n commit files (history() reads them eagerly, all of them).
+      long unread = DeltaTables.latestVersion(bronze) - processed.getAsLong();
+      commits =
+          bronze
+              .history((int) Math.min(Integer.MAX_VALUE, Math.max(1, unread)))
+              .where(col("version").gt(processed.getAsLong()));
+    } else {
+      commits = bronze.history();
+    }
+    return commits
         .where(col("userMetadata").contains(CommitTags.PROMOTE_RESCUED))
         .select("version")
         .as(Encoders.LONG())
