@@ -72,9 +72,9 @@ public final class SilverBatchProcessor {
 
   /**
    * Tells the processor that no attempt at its first batch can have started before: the checkpoint
-   * holds no planned, uncommitted batch ({@link SilverCheckpoint#batchPending}). The first batch
-   * then skips the look for an interrupted attempt, which reads the history of every table a batch
-   * writes (ten small Spark jobs, about 1.5 s on a run of one small batch).
+   * holds no planned, uncommitted batch ({@link SilverCheckpoint.Reading#batchPending}). The first
+   * batch then skips the look for an interrupted attempt, which reads the history of every table a
+   * batch writes (ten small Spark jobs, about 1.5 s on a run of one small batch).
    */
   void noInterruptedAttempt() {
     firstBatch = false;

@@ -38,17 +38,40 @@ final class SilverCheckpoint {
   }
 
   /**
-   * The newest bronze version the checkpoint has fully processed, or empty when that is unknown (no
-   * checkpoint yet, a batch planned but not committed, an offset in the middle of a version).
+   * What the checkpoint says, from one listing of its {@code offsets} and {@code commits}.
+   *
+   * @param processedThrough the newest bronze version the checkpoint has fully processed, or empty
+   *     when that is unknown (no checkpoint yet, a batch planned but not committed, an offset in
+   *     the middle of a version)
+   * @param batchPending whether the checkpoint holds a batch that was planned but never committed:
+   *     the newest {@code offsets/N} without its {@code commits/N}. Only then can the query's first
+   *     batch be the replay of an attempt that died part-way (a batch's offsets are written before
+   *     any of its writes). A listing that fails answers true, so the caller checks rather than
+   *     assumes.
    */
-  OptionalLong processedThrough() {
+  record Reading(OptionalLong processedThrough, boolean batchPending) {}
+
+  Reading read() {
+    FileSystem fs;
+    OptionalLong offset;
+    OptionalLong commit;
     try {
-      FileSystem fs = root.getFileSystem(hadoop);
-      OptionalLong offset = newestBatch(fs, new Path(root, "offsets"));
-      OptionalLong commit = newestBatch(fs, new Path(root, "commits"));
-      if (offset.isEmpty() || commit.isEmpty() || offset.getAsLong() != commit.getAsLong()) {
-        return OptionalLong.empty();
-      }
+      fs = root.getFileSystem(hadoop);
+      offset = newestBatch(fs, new Path(root, "offsets"));
+      commit = newestBatch(fs, new Path(root, "commits"));
+    } catch (IOException | RuntimeException e) {
+      return new Reading(OptionalLong.empty(), true);
+    }
+    boolean pending =
+        offset.isPresent() && (commit.isEmpty() || commit.getAsLong() < offset.getAsLong());
+    return new Reading(processedThrough(fs, offset, commit), pending);
+  }
+
+  private OptionalLong processedThrough(FileSystem fs, OptionalLong offset, OptionalLong commit) {
+    if (offset.isEmpty() || commit.isEmpty() || offset.getAsLong() != commit.getAsLong()) {
+      return OptionalLong.empty();
+    }
+    try {
       String source = sourceOffsetLine(fs, new Path(root, "offsets/" + offset.getAsLong()));
       if (source == null) {
         return OptionalLong.empty();
@@ -70,23 +93,6 @@ final class SilverCheckpoint {
       return OptionalLong.empty();
     } catch (IOException | RuntimeException e) {
       return OptionalLong.empty();
-    }
-  }
-
-  /**
-   * Whether the checkpoint holds a batch that was planned but never committed: the newest {@code
-   * offsets/N} without its {@code commits/N}. Only then can the query's first batch be the replay
-   * of an attempt that died part-way (a batch's offsets are written before any of its writes).
-   * Anything it cannot read answers true, so the caller checks rather than assumes.
-   */
-  boolean batchPending() {
-    try {
-      FileSystem fs = root.getFileSystem(hadoop);
-      OptionalLong offset = newestBatch(fs, new Path(root, "offsets"));
-      OptionalLong commit = newestBatch(fs, new Path(root, "commits"));
-      return offset.isPresent() && (commit.isEmpty() || commit.getAsLong() < offset.getAsLong());
-    } catch (IOException | RuntimeException e) {
-      return true;
     }
   }
 

@@ -68,9 +68,10 @@ public final class SilverJob {
       truncates.ensureExists();
     }
     long bronzeVersion = latestVersion(bronzePath);
-    SilverCheckpoint checkpoint =
+    SilverCheckpoint.Reading checkpoint =
         new SilverCheckpoint(
-            config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration());
+                config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
+            .read();
     OptionalLong processed = checkpoint.processedThrough();
     List<BatchReport> reports;
     if (processed.isPresent() && processed.getAsLong() >= bronzeVersion) {

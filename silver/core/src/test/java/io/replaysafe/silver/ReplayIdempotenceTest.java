@@ -121,6 +121,7 @@ class ReplayIdempotenceTest extends SparkTestBase {
             new SilverCheckpoint(
                     p.config.requireSilver().checkpoint(),
                     spark.sparkContext().hadoopConfiguration())
+                .read()
                 .processedThrough())
         .hasValue(bronzeVersion);
     java.util.concurrent.atomic.AtomicInteger started =

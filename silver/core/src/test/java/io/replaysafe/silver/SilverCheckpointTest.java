@@ -17,7 +17,7 @@ class SilverCheckpointTest {
   @TempDir Path dir;
 
   private boolean pending() {
-    return new SilverCheckpoint(dir.toString(), new Configuration()).batchPending();
+    return new SilverCheckpoint(dir.toString(), new Configuration()).read().batchPending();
   }
 
   private void write(String file) throws IOException {
