@@ -16,7 +16,6 @@ import java.util.OptionalLong;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -87,7 +86,7 @@ public final class SilverJob {
       if (!checkpoint.batchPending()) {
         processor.noInterruptedAttempt();
       }
-      reports = stream(processor, bronzePath, processed);
+      reports = stream(processor, bronzePath, processed, bronzeVersion);
     }
     long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
     SilverResult result =
@@ -103,7 +102,10 @@ public final class SilverJob {
 
   /** The availableNow query over bronze; the reports of the batches it ran. */
   private List<BatchReport> stream(
-      SilverBatchProcessor processor, String bronzePath, OptionalLong processed) {
+      SilverBatchProcessor processor,
+      String bronzePath,
+      OptionalLong processed,
+      long bronzeVersion) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
 
     // One read of bronze's table properties decides both the source options and the filter.
@@ -120,7 +122,9 @@ public final class SilverJob {
       Column backfill =
           col("_change_type")
               .notEqual("insert")
-              .and(col("_commit_version").isin(promotionVersions(bronzePath, processed).toArray()));
+              .and(
+                  col("_commit_version")
+                      .isin(promotionVersions(bronzePath, processed, bronzeVersion).toArray()));
       bronze = bronze.where(not(backfill));
     }
     VoidFunction2<Dataset<Row>, Long> perBatch =
@@ -186,28 +190,37 @@ public final class SilverJob {
    * those the stream can read: after {@code processed} when the checkpoint tells how far it got,
    * else all. Only those commits are read: bronze's whole history grows by a commit per run (a run
    * every five minutes keeps 8,640 within Delta's default 30-day log retention), and reading it all
-   * was a Spark job over every commit file on each silver run. A version committed after the look
-   * is not in the list, as before: its backfill rows then stop the batch as a bronze change, and
-   * the next run reads it.
+   * was a Spark job over every commit file on each silver run. {@code history(n)} reads the newest
+   * n commits when it runs: when bronze committed since {@code latest} was read and they no longer
+   * reach back to the first unprocessed version, the whole history is read instead. A version
+   * committed after the look is not in the list: its backfill rows then stop the batch as a bronze
+   * change, and the next run reads it.
    */
-  private List<Long> promotionVersions(String bronzePath, OptionalLong processed) {
+  private List<Long> promotionVersions(String bronzePath, OptionalLong processed, long latest) {
     DeltaTable bronze = DeltaTable.forPath(spark, bronzePath);
-    Dataset<Row> commits;
     if (processed.isPresent()) {
-      // history(n) reads the newest n commit files (history() reads them eagerly, all of them).
-      long unread = DeltaTables.latestVersion(bronze) - processed.getAsLong();
-      commits =
+      long after = processed.getAsLong();
+      List<Row> unread =
           bronze
-              .history((int) Math.min(Integer.MAX_VALUE, Math.max(1, unread)))
-              .where(col("version").gt(processed.getAsLong()));
-    } else {
-      commits = bronze.history();
+              .history((int) Math.min(Integer.MAX_VALUE, Math.max(1, latest - after)))
+              .select("version", "userMetadata")
+              .collectAsList();
+      if (unread.stream().anyMatch(r -> r.getLong(0) <= after + 1)) {
+        return unread.stream()
+            .filter(r -> r.getLong(0) > after && promotion(r.getString(1)))
+            .map(r -> r.getLong(0))
+            .toList();
+      }
     }
-    return commits
-        .where(col("userMetadata").contains(CommitTags.PROMOTE_RESCUED))
-        .select("version")
-        .as(Encoders.LONG())
-        .collectAsList();
+    // history() reads every commit eagerly.
+    return bronze.history().select("version", "userMetadata").collectAsList().stream()
+        .filter(r -> promotion(r.getString(1)))
+        .map(r -> r.getLong(0))
+        .toList();
+  }
+
+  private static boolean promotion(String userMetadata) {
+    return userMetadata != null && userMetadata.contains(CommitTags.PROMOTE_RESCUED);
   }
 
   private boolean changeFeedEnabled(String bronzePath) {
