@@ -21,9 +21,35 @@ class DeltaTablesTest extends SparkTestBase {
   @TempDir Path dir;
 
   private String table() {
-    String path = dir.resolve("t").toString();
+    return table("t");
+  }
+
+  private String table(String name) {
+    String path = dir.resolve(name).toString();
     DeltaTable.createIfNotExists(spark).location(path).addColumn("id", "BIGINT").execute();
     return path;
+  }
+
+  /** readSmall's rows as a later run's JVM reads them, sorted, beside Delta's own read. */
+  private void readSmallMatchesDelta(String path, Long... expected) {
+    DeltaLog.clearCache();
+    List<Long> small =
+        DeltaTables.readSmall(spark, path)
+            .select("id")
+            .orderBy("id")
+            .as(Encoders.LONG())
+            .collectAsList();
+    List<Long> delta =
+        spark
+            .read()
+            .format("delta")
+            .load(path)
+            .select("id")
+            .orderBy("id")
+            .as(Encoders.LONG())
+            .collectAsList();
+    assertThat(delta).containsExactly(expected);
+    assertThat(small).isEqualTo(delta);
   }
 
   private void append(String path, Long... ids) {
@@ -70,5 +96,71 @@ class DeltaTablesTest extends SparkTestBase {
     assertThat(DeltaTables.knownEmpty(spark, path))
         .as("empty, but no checksum says so: the caller must read the table")
         .isFalse();
+  }
+
+  @Test
+  void aSmallTableIsReadFromTheFilesItsChecksumListsAndGivesDeltasRows() {
+    // A space and a percent sign: the checksum lists paths URL-encoded.
+    String path = table("small table 100%");
+    readSmallMatchesDelta(path);
+    append(path, 3L);
+    append(path, 1L, 2L);
+    readSmallMatchesDelta(path, 1L, 2L, 3L);
+    assertThat(DeltaTables.listedPlainFiles(spark, path))
+        .as("read from the listed files")
+        .isNotEmpty();
+    // An overwrite removes files: only the live ones are listed.
+    spark
+        .createDataset(List.of(7L), Encoders.LONG())
+        .toDF("id")
+        .write()
+        .format("delta")
+        .mode("overwrite")
+        .save(path);
+    readSmallMatchesDelta(path, 7L);
+    assertThat(DeltaTables.listedPlainFiles(spark, path)).isNotEmpty();
+  }
+
+  @Test
+  void aDeletionVectorMakesItDeltasOwnRead() {
+    String path = table();
+    spark.sql(
+        "ALTER TABLE "
+            + DeltaTables.tableName(path)
+            + " SET TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
+    append(path, 1L, 2L, 3L);
+    spark.sql("DELETE FROM " + DeltaTables.tableName(path) + " WHERE id = 2");
+    DeltaLog.clearCache();
+    assertThat(DeltaTables.listedPlainFiles(spark, path))
+        .as("a file with a deletion vector")
+        .isNull();
+    readSmallMatchesDelta(path, 1L, 3L);
+  }
+
+  @Test
+  void withoutTheChecksumOrWithPartitionsItIsDeltasOwnRead() {
+    String path = table();
+    spark.conf().set("spark.databricks.delta.writeChecksumFile.enabled", "false");
+    try {
+      append(path, 1L);
+    } finally {
+      spark.conf().unset("spark.databricks.delta.writeChecksumFile.enabled");
+    }
+    DeltaLog.clearCache();
+    assertThat(DeltaTables.listedPlainFiles(spark, path)).isNull();
+    readSmallMatchesDelta(path, 1L);
+
+    String partitioned = dir.resolve("p").toString();
+    spark
+        .createDataset(List.of(4L, 5L), Encoders.LONG())
+        .toDF("id")
+        .withColumn("part", org.apache.spark.sql.functions.col("id").mod(2))
+        .write()
+        .format("delta")
+        .partitionBy("part")
+        .save(partitioned);
+    DeltaLog.clearCache();
+    assertThat(DeltaTables.listedPlainFiles(spark, partitioned)).isNull();
+    readSmallMatchesDelta(partitioned, 4L, 5L);
   }
 }

@@ -9,6 +9,7 @@ import io.delta.tables.DeltaTable;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaChange;
 import io.replaysafe.common.config.SilverConfig;
+import io.replaysafe.common.spark.DeltaTables;
 import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -118,10 +119,7 @@ public final class ContractHistory {
     if (!DeltaTable.isDeltaTable(spark, path)) {
       return List.of();
     }
-    return spark
-        .read()
-        .format("delta")
-        .load(path)
+    return DeltaTables.readSmall(spark, path)
         .select(columns())
         .orderBy("version")
         .collectAsList()
