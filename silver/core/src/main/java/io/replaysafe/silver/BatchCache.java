@@ -19,6 +19,9 @@ final class BatchCache implements AutoCloseable {
   static final long LOCAL_ROWS = 50_000;
 
   private final List<Dataset<?>> cached = new ArrayList<>();
+  // The driver's copy of each dataset fix collected, by identity.
+  private final java.util.Map<Dataset<Row>, List<Row>> collected =
+      new java.util.IdentityHashMap<>();
 
   Dataset<Row> persist(Dataset<Row> df) {
     Dataset<Row> persisted = df.persist(StorageLevel.MEMORY_AND_DISK());
@@ -42,7 +45,14 @@ final class BatchCache implements AutoCloseable {
     }
     // One partition: it satisfies every grouping a later window, aggregate or join asks for, so
     // those run without a shuffle, in one job each instead of a job per adaptive stage.
-    return df.sparkSession().createDataFrame(rows, df.schema()).coalesce(1);
+    Dataset<Row> local = df.sparkSession().createDataFrame(rows, df.schema()).coalesce(1);
+    collected.put(local, List.copyOf(rows));
+    return local;
+  }
+
+  /** The rows of {@code fixed} when {@link #fix} collected them to the driver; null otherwise. */
+  List<Row> collected(Dataset<Row> fixed) {
+    return collected.get(fixed);
   }
 
   @Override
@@ -52,5 +62,6 @@ final class BatchCache implements AutoCloseable {
       cached.get(i).unpersist();
     }
     cached.clear();
+    collected.clear();
   }
 }

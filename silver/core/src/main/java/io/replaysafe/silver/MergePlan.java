@@ -49,21 +49,35 @@ public final class MergePlan {
   public static Dataset<Row> targetState(
       Dataset<Row> incoming, SilverTables tables, SilverContract contract, KeyBounds bounds) {
     List<String> keys = contract.keys();
-    Dataset<Row> batchKeys = incoming.select(cols(keys)).distinct();
-    Dataset<Row> live = stored(within(tables.silver(), bounds), contract, "LIVE");
+    Dataset<Row> live =
+        ofBatchKeys(
+            stored(within(tables.silver(), bounds), contract, "LIVE"), incoming, keys, bounds);
     if (!tables.mayHoldTombstones()) {
       // Silver holds at most one row per key: with no tombstone there is nothing to choose from.
-      return live.join(broadcast(batchKeys), asSeq(keys), "left_semi");
+      return live;
     }
-    Dataset<Row> dead = stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE");
+    Dataset<Row> dead =
+        ofBatchKeys(
+            stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE"),
+            incoming,
+            keys,
+            bounds);
     var newestFirst =
         Window.partitionBy(cols(keys))
             .orderBy(col(T_SEQ).desc(), when(col(T_KIND).equalTo("LIVE"), 0).otherwise(1));
     return live.unionByName(dead)
-        .join(broadcast(batchKeys), asSeq(keys), "left_semi")
         .withColumn("__rank", row_number().over(newestFirst))
         .where(col("__rank").equalTo(1))
         .drop("__rank");
+  }
+
+  /** The stored rows of the batch's keys: {@code bounds} selects them already when exact. */
+  private static Dataset<Row> ofBatchKeys(
+      Dataset<Row> stored, Dataset<Row> incoming, List<String> keys, KeyBounds bounds) {
+    if (bounds != null && bounds.exact()) {
+      return stored;
+    }
+    return stored.join(broadcast(incoming.select(cols(keys)).distinct()), asSeq(keys), "left_semi");
   }
 
   private static Dataset<Row> within(Dataset<Row> table, KeyBounds bounds) {
@@ -73,13 +87,39 @@ public final class MergePlan {
   /**
    * The smallest and largest value of each key column in a batch: a predicate on the target that
    * every key of the batch satisfies, which Delta's file statistics turn into file skipping (keys
-   * that arrive in order, such as new orders, touch few files).
+   * that arrive in order, such as new orders, touch few files). For a batch of at most {@link
+   * #LISTED_KEYS} keys of one column it also lists them ({@code values}, else null): the predicate
+   * is then exact, so the stored state needs no join with the batch's keys (the broadcast of them
+   * was a Spark job of its own). Delta skips files on a list by its range, as on the bounds.
    */
-  public record KeyBounds(List<String> keys, List<Object> min, List<Object> max) {
+  public record KeyBounds(
+      List<String> keys, List<Object> min, List<Object> max, List<Object> values) {
+    /**
+     * Up to this many distinct keys a batch lists them in its predicate: a replay such as seed
+     * 003's (4,000 keys) and every scheduled delivery of a few thousand events. Spark turns a long
+     * list into a hash set, Parquet's and Delta's skipping into a range; the list travels in the
+     * plan of each read and MERGE, so it stays far below what the driver collects ({@link
+     * BatchCache#LOCAL_ROWS}).
+     */
+    static final int LISTED_KEYS = 10_000;
+
     public KeyBounds {
       keys = List.copyOf(keys);
       min = java.util.Collections.unmodifiableList(new ArrayList<>(min));
       max = java.util.Collections.unmodifiableList(new ArrayList<>(max));
+      values = values == null ? null : List.copyOf(values);
+      if (values != null && keys.size() != 1) {
+        throw new IllegalArgumentException("listed keys need a key of one column: " + keys);
+      }
+    }
+
+    public KeyBounds(List<String> keys, List<Object> min, List<Object> max) {
+      this(keys, min, max, null);
+    }
+
+    /** Whether the predicate selects exactly the batch's keys. */
+    boolean exact() {
+      return values != null;
     }
 
     /** The predicate on the rows aliased {@code alias} (null: unaliased). */
@@ -89,7 +129,24 @@ public final class MergePlan {
         Column key = col(SilverContract.prefixed(alias, keys.get(i)));
         result = result.and(key.geq(lit(min.get(i)))).and(key.leq(lit(max.get(i))));
       }
+      if (values != null) {
+        result =
+            result.and(col(SilverContract.prefixed(alias, keys.get(0))).isin(values.toArray()));
+      }
       return result;
+    }
+
+    /**
+     * Key types a list can hold as SQL literals that compare as the key join does: not floating
+     * point, whose join normalises NaN and -0.0 where a list would not.
+     */
+    static boolean listable(org.apache.spark.sql.types.DataType type) {
+      return type instanceof org.apache.spark.sql.types.IntegralType
+          || type instanceof org.apache.spark.sql.types.DecimalType
+          || type instanceof org.apache.spark.sql.types.StringType
+          || type instanceof org.apache.spark.sql.types.DateType
+          || type instanceof org.apache.spark.sql.types.TimestampType
+          || type instanceof org.apache.spark.sql.types.TimestampNTZType;
     }
 
     /** Key types whose order Delta's min/max statistics keep: numbers, strings, dates, times. */

@@ -111,15 +111,16 @@ record PreparedBatch(
         truncateCount,
         totals.isNullAt(2) ? null : totals.getLong(2),
         totals.isNullAt(3) ? null : totals.getLong(3),
-        keyBounds(prepared, totals, 7, contract));
+        keyBounds(prepared, cache.collected(prepared), totals, 7, contract));
   }
 
   /**
    * Bounds of the batch's valid keys from the totals row (min and max per key column from {@code
-   * first}); null when a key type has no usable order or the batch has no valid key.
+   * first}); null when a key type has no usable order or the batch has no valid key. With the
+   * batch's rows on the driver ({@code rows}, else null) and few keys, the keys themselves.
    */
   private static MergePlan.KeyBounds keyBounds(
-      Dataset<Row> prepared, Row totals, int first, SilverContract contract) {
+      Dataset<Row> prepared, List<Row> rows, Row totals, int first, SilverContract contract) {
     List<Object> mins = new ArrayList<>();
     List<Object> maxs = new ArrayList<>();
     for (int i = 0; i < contract.keys().size(); i++) {
@@ -133,7 +134,31 @@ record PreparedBatch(
       mins.add(totals.get(at));
       maxs.add(totals.get(at + 1));
     }
-    return new MergePlan.KeyBounds(contract.keys(), mins, maxs);
+    return new MergePlan.KeyBounds(
+        contract.keys(), mins, maxs, listedKeys(prepared, rows, contract));
+  }
+
+  /** The distinct valid keys of {@code rows}, or null when they cannot or should not be listed. */
+  private static List<Object> listedKeys(
+      Dataset<Row> prepared, List<Row> rows, SilverContract contract) {
+    if (rows == null
+        || contract.keys().size() != 1
+        || !MergePlan.KeyBounds.listable(
+            prepared.schema().apply(contract.keys().get(0)).dataType())) {
+      return null;
+    }
+    int key = prepared.schema().fieldIndex(contract.keys().get(0));
+    int invalid = prepared.schema().fieldIndex(INVALID_REASON);
+    java.util.Set<Object> keys = new java.util.LinkedHashSet<>();
+    for (Row r : rows) {
+      if (r.isNullAt(invalid) && !r.isNullAt(key)) {
+        keys.add(r.get(key));
+        if (keys.size() > MergePlan.KeyBounds.LISTED_KEYS) {
+          return null;
+        }
+      }
+    }
+    return new ArrayList<>(keys);
   }
 
   /**

@@ -18,8 +18,24 @@ import org.junit.jupiter.api.io.TempDir;
 class MergePlanTest extends SparkTestBase {
   @TempDir Path dir;
 
-  @Test
-  void theStoredStateOfAKeyIsItsNewestLiveRowOrTombstoneAndTheLiveRowWinsATie() {
+  /**
+   * The batch's keys as the state read is given them: none, their range only (key 5 lies inside it
+   * but is not in the batch), or listed (the predicate selects exactly the batch's keys).
+   */
+  static java.util.stream.Stream<MergePlan.KeyBounds> keyBounds() {
+    java.util.List<String> k = java.util.List.of("k");
+    java.util.List<Object> min = java.util.List.of(1L);
+    java.util.List<Object> max = java.util.List.of(6L);
+    return java.util.stream.Stream.of(
+        null,
+        new MergePlan.KeyBounds(k, min, max),
+        new MergePlan.KeyBounds(k, min, max, java.util.List.of(1L, 2L, 3L, 4L, 6L)));
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("keyBounds")
+  void theStoredStateOfAKeyIsItsNewestLiveRowOrTombstoneAndTheLiveRowWinsATie(
+      MergePlan.KeyBounds bounds) {
     SilverContract contract = TestContracts.contract(dir, ORDERS_SCHEMA, ORDERS);
     SilverTables tables = new SilverTables(spark, contract);
     tables.ensureExist();
@@ -59,7 +75,7 @@ class MergePlanTest extends SparkTestBase {
                 row(6, 9, "B", "UPSERT", "g", 2)),
             contract);
 
-    Dataset<Row> state = MergePlan.targetState(incoming, tables, contract);
+    Dataset<Row> state = MergePlan.targetState(incoming, tables, contract, bounds);
 
     assertThat(rows(state.orderBy("k")))
         .containsExactly(
@@ -68,6 +84,42 @@ class MergePlanTest extends SparkTestBase {
             "2|[4]|t2|TOMBSTONE|null",
             "3|[5]|h3|LIVE|null",
             "4|[7]|t4|TOMBSTONE|null");
+  }
+
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.MethodSource("keyBounds")
+  void withoutTombstonesTheStoredStateIsTheLiveRowsOfTheBatchsKeysOnly(MergePlan.KeyBounds bounds) {
+    SilverContract contract = TestContracts.contract(dir, ORDERS_SCHEMA, ORDERS);
+    SilverTables tables = new SilverTables(spark, contract);
+    tables.ensureExist();
+    spark
+        .createDataFrame(
+            java.util.List.of(
+                RowFactory.create(1L, 3L, "A", "h1", "f", 1L, null, null),
+                RowFactory.create(5L, 1L, "A", "h5", "f", 1L, null, null),
+                RowFactory.create(7L, 1L, "A", "h7", "f", 1L, null, null)),
+            contract.silverSchema())
+        .write()
+        .format("delta")
+        .mode("append")
+        .save(contract.silver().path());
+    Dataset<Row> incoming =
+        BatchPreparation.identity(
+            bronze(
+                spark,
+                row(1, 9, "B", "UPSERT", "g", 2),
+                row(2, 9, "B", "UPSERT", "g", 2),
+                row(6, 9, "B", "UPSERT", "g", 2)),
+            contract);
+    java.util.List<String> k = java.util.List.of("k");
+    MergePlan.KeyBounds ofThisBatch =
+        bounds == null || !bounds.exact()
+            ? bounds
+            : new MergePlan.KeyBounds(k, bounds.min(), bounds.max(), java.util.List.of(1L, 2L, 6L));
+
+    Dataset<Row> state = MergePlan.targetState(incoming, tables, contract, ofThisBatch);
+
+    assertThat(rows(state.orderBy("k"))).containsExactly("1|[3]|h1|LIVE|null");
   }
 
   @Test
