@@ -8,12 +8,10 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.apache.spark.sql.delta.NoMapping$;
 import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.delta.SnapshotManagement;
 import org.apache.spark.sql.delta.VersionChecksum;
 import org.apache.spark.sql.delta.actions.AddFile;
-import org.apache.spark.sql.delta.actions.Metadata;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -63,8 +61,14 @@ public final class DeltaTables {
    * this answer costs nothing, a table read on a false answer only its usual price.
    */
   public static boolean knownEmpty(SparkSession spark, String path) {
-    scala.Option<VersionChecksum> checksum = latest(DeltaTable.forPath(spark, path)).checksumOpt();
-    return checksum.isDefined() && checksum.get().numFiles() == 0;
+    Snapshot snapshot = latest(DeltaTable.forPath(spark, path));
+    try {
+      scala.Option<VersionChecksum> checksum = snapshot.checksumOpt();
+      return checksum.isDefined() && checksum.get().numFiles() == 0;
+    } catch (LinkageError otherDelta) {
+      // As in readSmall: another build of Delta may lack these internals; then nothing is known.
+      return false;
+    }
   }
 
   /**
@@ -73,12 +77,19 @@ public final class DeltaTables {
    * file, but its own reads do not use it: they reconstruct the table's state first (three Spark
    * jobs and about 0.4 s in a fresh JVM, on every silver run for a table of a few rows). Read here
    * as plain Parquet with the table's schema, which gives the same rows only when nothing but the
-   * files decides them; so when the checksum does not list the files, or the table has partition
-   * columns, column mapping or a deletion vector on a file, this is Delta's own read.
+   * files decides them (see {@link #listedPlainFiles(Snapshot)}); otherwise, and where Delta's
+   * internal classes differ from open-source Delta's, this is Delta's own read.
    */
   public static Dataset<Row> readSmall(SparkSession spark, String path) {
     Snapshot snapshot = latest(DeltaTable.forPath(spark, path));
-    List<String> files = listedPlainFiles(snapshot);
+    List<String> files;
+    try {
+      files = listedPlainFiles(snapshot);
+    } catch (LinkageError otherDelta) {
+      // Snapshot, VersionChecksum and AddFile are Delta's internals: another build of Delta (a
+      // vendor's runtime) may lack a method used here. Then nothing is known.
+      files = null;
+    }
     if (files == null) {
       return spark.read().format("delta").load(path);
     }
@@ -93,15 +104,19 @@ public final class DeltaTables {
     return listedPlainFiles(latest(DeltaTable.forPath(spark, path)));
   }
 
-  /** The absolute paths of {@code snapshot}'s files, or null when plain Parquet cannot tell. */
+  /**
+   * The absolute paths of {@code snapshot}'s files, or null when plain Parquet cannot tell. Only at
+   * reader version 1, where nothing but the Parquet files decides a row (no column mapping,
+   * deletion vectors or other reader feature), and without partition columns, whose values are not
+   * in the files.
+   */
   static List<String> listedPlainFiles(Snapshot snapshot) {
-    scala.Option<VersionChecksum> checksum = snapshot.checksumOpt();
-    if (checksum.isEmpty() || checksum.get().allFiles().isEmpty()) {
+    if (snapshot.protocol().minReaderVersion() != 1
+        || !snapshot.metadata().partitionColumns().isEmpty()) {
       return null;
     }
-    Metadata metadata = snapshot.metadata();
-    if (!metadata.partitionColumns().isEmpty()
-        || !NoMapping$.MODULE$.equals(metadata.columnMappingMode())) {
+    scala.Option<VersionChecksum> checksum = snapshot.checksumOpt();
+    if (checksum.isEmpty() || checksum.get().allFiles().isEmpty()) {
       return null;
     }
     List<AddFile> listed =
@@ -111,9 +126,6 @@ public final class DeltaTables {
     }
     List<String> files = new ArrayList<>();
     for (AddFile file : listed) {
-      if (file.deletionVector() != null) {
-        return null;
-      }
       files.add(file.absolutePath(snapshot.deltaLog()).toString());
     }
     return files;
