@@ -8,74 +8,89 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.file.Path;
+import java.util.Collections;
+import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** What the target holds for a batch's keys, and conflicts with it, on real Delta tables. */
 class MergePlanTest extends SparkTestBase {
   @TempDir Path dir;
 
   /**
-   * The batch's keys as the state read is given them: none, their range only (key 5 lies inside it
-   * but is not in the batch), or listed (the predicate selects exactly the batch's keys).
+   * The batch's keys as the state read is given them: not at all, by their range only (a stored key
+   * inside the range but not in the batch must stay out), or listed.
    */
-  static java.util.stream.Stream<MergePlan.KeyBounds> keyBounds() {
-    java.util.List<String> k = java.util.List.of("k");
-    java.util.List<Object> min = java.util.List.of(1L);
-    java.util.List<Object> max = java.util.List.of(6L);
-    return java.util.stream.Stream.of(
-        null,
-        new MergePlan.KeyBounds(k, min, max),
-        new MergePlan.KeyBounds(k, min, max, java.util.List.of(1L, 2L, 3L, 4L, 6L)));
+  enum KeyPredicate {
+    NONE,
+    RANGE,
+    LIST;
+
+    MergePlan.KeyBounds of(List<Long> batchKeys) {
+      List<Object> min = List.of(Collections.min(batchKeys));
+      List<Object> max = List.of(Collections.max(batchKeys));
+      return switch (this) {
+        case NONE -> null;
+        case RANGE -> new MergePlan.KeyBounds(List.of("k"), min, max);
+        case LIST -> new MergePlan.KeyBounds(List.of("k"), min, max, List.copyOf(batchKeys));
+      };
+    }
   }
 
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.MethodSource("keyBounds")
-  void theStoredStateOfAKeyIsItsNewestLiveRowOrTombstoneAndTheLiveRowWinsATie(
-      MergePlan.KeyBounds bounds) {
-    SilverContract contract = TestContracts.contract(dir, ORDERS_SCHEMA, ORDERS);
+  private SilverTables tables(SilverContract contract, List<Row> live, List<Row> tombstones) {
     SilverTables tables = new SilverTables(spark, contract);
     tables.ensureExist();
-    spark
-        .createDataFrame(
-            java.util.List.of(
-                RowFactory.create(1L, 3L, "A", "h1", "f", 1L, null, null),
-                RowFactory.create(2L, 1L, "A", "h2", "f", 1L, null, null),
-                RowFactory.create(3L, 5L, "A", "h3", "f", 1L, null, null),
-                RowFactory.create(5L, 1L, "A", "h5", "f", 1L, null, null)),
-            contract.silverSchema())
-        .write()
-        .format("delta")
-        .mode("append")
-        .save(contract.silver().path());
-    spark
-        .createDataFrame(
-            java.util.List.of(
-                RowFactory.create(1L, 2L, "t1", "f", 1L, null, null),
-                RowFactory.create(2L, 4L, "t2", "f", 1L, null, null),
-                RowFactory.create(3L, 5L, "t3", "f", 1L, null, null),
-                RowFactory.create(4L, 7L, "t4", "f", 1L, null, null)),
-            contract.tombstoneSchema())
-        .write()
-        .format("delta")
-        .mode("append")
-        .save(contract.tombstonePath());
-    // Keys 1 to 4 and 6 arrive; key 5 is stored but not in the batch, key 6 is nowhere.
-    Dataset<Row> incoming =
-        BatchPreparation.identity(
-            bronze(
-                spark,
-                row(1, 9, "B", "UPSERT", "g", 2),
-                row(2, 9, "B", "UPSERT", "g", 2),
-                row(3, 9, "B", "UPSERT", "g", 2),
-                row(4, 9, "B", "UPSERT", "g", 2),
-                row(6, 9, "B", "UPSERT", "g", 2)),
-            contract);
+    append(live, contract.silverSchema(), contract.silver().path());
+    append(tombstones, contract.tombstoneSchema(), contract.tombstonePath());
+    return tables;
+  }
 
-    Dataset<Row> state = MergePlan.targetState(incoming, tables, contract, bounds);
+  private void append(List<Row> rows, StructType schema, String path) {
+    if (!rows.isEmpty()) {
+      spark.createDataFrame(rows, schema).write().format("delta").mode("append").save(path);
+    }
+  }
+
+  /** A stored silver row: key, sequence, payload hash (status A, file f, bronze version 1). */
+  private static Row live(long k, long v, String hash) {
+    return RowFactory.create(k, v, "A", hash, "f", 1L, null, null);
+  }
+
+  /** A stored tombstone: key, sequence, payload hash. */
+  private static Row tombstone(long k, long v, String hash) {
+    return RowFactory.create(k, v, hash, "f", 1L, null, null);
+  }
+
+  /** An incoming row for each key, all at sequence 9. */
+  private Dataset<Row> incoming(SilverContract contract, List<Long> keys) {
+    List<Row> rows = keys.stream().map(k -> row(k, 9, "B", "UPSERT", "g", 2)).toList();
+    return BatchPreparation.identity(bronze(spark, rows), contract);
+  }
+
+  @ParameterizedTest
+  @EnumSource(KeyPredicate.class)
+  void theStoredStateOfAKeyIsItsNewestLiveRowOrTombstoneAndTheLiveRowWinsATie(KeyPredicate keys) {
+    SilverContract contract = TestContracts.contract(dir, ORDERS_SCHEMA, ORDERS);
+    SilverTables tables =
+        tables(
+            contract,
+            List.of(live(1, 3, "h1"), live(2, 1, "h2"), live(3, 5, "h3"), live(5, 1, "h5")),
+            List.of(
+                tombstone(1, 2, "t1"),
+                tombstone(2, 4, "t2"),
+                tombstone(3, 5, "t3"),
+                tombstone(4, 7, "t4")));
+    // Keys 1 to 4 and 6 arrive; key 5 is stored but not in the batch, key 6 is nowhere.
+    List<Long> batchKeys = List.of(1L, 2L, 3L, 4L, 6L);
+
+    Dataset<Row> state =
+        MergePlan.targetState(incoming(contract, batchKeys), tables, contract, keys.of(batchKeys));
 
     assertThat(rows(state.orderBy("k")))
         .containsExactly(
@@ -86,38 +101,17 @@ class MergePlanTest extends SparkTestBase {
             "4|[7]|t4|TOMBSTONE|null");
   }
 
-  @org.junit.jupiter.params.ParameterizedTest
-  @org.junit.jupiter.params.provider.MethodSource("keyBounds")
-  void withoutTombstonesTheStoredStateIsTheLiveRowsOfTheBatchsKeysOnly(MergePlan.KeyBounds bounds) {
+  @ParameterizedTest
+  @EnumSource(KeyPredicate.class)
+  void withoutTombstonesTheStoredStateIsTheLiveRowsOfTheBatchsKeysOnly(KeyPredicate keys) {
     SilverContract contract = TestContracts.contract(dir, ORDERS_SCHEMA, ORDERS);
-    SilverTables tables = new SilverTables(spark, contract);
-    tables.ensureExist();
-    spark
-        .createDataFrame(
-            java.util.List.of(
-                RowFactory.create(1L, 3L, "A", "h1", "f", 1L, null, null),
-                RowFactory.create(5L, 1L, "A", "h5", "f", 1L, null, null),
-                RowFactory.create(7L, 1L, "A", "h7", "f", 1L, null, null)),
-            contract.silverSchema())
-        .write()
-        .format("delta")
-        .mode("append")
-        .save(contract.silver().path());
-    Dataset<Row> incoming =
-        BatchPreparation.identity(
-            bronze(
-                spark,
-                row(1, 9, "B", "UPSERT", "g", 2),
-                row(2, 9, "B", "UPSERT", "g", 2),
-                row(6, 9, "B", "UPSERT", "g", 2)),
-            contract);
-    java.util.List<String> k = java.util.List.of("k");
-    MergePlan.KeyBounds ofThisBatch =
-        bounds == null || !bounds.exact()
-            ? bounds
-            : new MergePlan.KeyBounds(k, bounds.min(), bounds.max(), java.util.List.of(1L, 2L, 6L));
+    SilverTables tables =
+        tables(contract, List.of(live(1, 3, "h1"), live(5, 1, "h5"), live(7, 1, "h7")), List.of());
+    // Key 5 is stored inside the batch's range, key 7 outside it.
+    List<Long> batchKeys = List.of(1L, 2L, 6L);
 
-    Dataset<Row> state = MergePlan.targetState(incoming, tables, contract, ofThisBatch);
+    Dataset<Row> state =
+        MergePlan.targetState(incoming(contract, batchKeys), tables, contract, keys.of(batchKeys));
 
     assertThat(rows(state.orderBy("k"))).containsExactly("1|[3]|h1|LIVE|null");
   }
