@@ -109,6 +109,15 @@ public final class SparkSessions {
         .config("spark.sql.extensions", DELTA_EXTENSION)
         .config("spark.sql.catalog.spark_catalog", DELTA_CATALOG)
         .config("spark.ui.enabled", "false")
+        // Spark compiles each query's generated code once per JVM, keyed by the code and by the
+        // class loader running it. Its cache keeps 100 classes by default, fewer than one silver
+        // batch generates (about 140), and artifact isolation gives every streaming query's
+        // session a class loader of its own on the executors: a JVM that runs several jobs
+        // (bench-silver, the tests, a run of bronze then silver) compiled about 130 classes again
+        // in every silver run. With these two, 2 (bench-silver at 1M rows, 2026-12-01). The
+        // local launcher adds no jars or classes to a session, which isolation exists for.
+        .config("spark.sql.codegen.cache.maxEntries", "1000")
+        .config("spark.sql.artifact.isolation.enabled", "false")
         .config(
             "spark.sql.shuffle.partitions", System.getProperty("replaysafe.shufflePartitions", "2"))
         // Delta rebuilds table state with 50 tasks by default: far too many on two cores.

@@ -6,8 +6,10 @@ import java.lang.management.MemoryType;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.spark.metrics.source.CodegenMetrics;
 import org.apache.spark.scheduler.SparkListener;
 import org.apache.spark.scheduler.SparkListenerJobStart;
+import org.apache.spark.sql.catalyst.expressions.codegen.CodeGenerator;
 
 /**
  * The load-independent side of a measurement: how many Spark jobs a run started (all, and those
@@ -19,6 +21,8 @@ final class RunMeter extends SparkListener {
 
   private final AtomicInteger jobs = new AtomicInteger();
   private final AtomicInteger batchJobs = new AtomicInteger();
+  private long compilesAtReset;
+  private long compileNanosAtReset;
 
   @Override
   public void onJobStart(SparkListenerJobStart start) {
@@ -34,6 +38,8 @@ final class RunMeter extends SparkListener {
   void reset() {
     jobs.set(0);
     batchJobs.set(0);
+    compilesAtReset = compilesSoFar();
+    compileNanosAtReset = CodeGenerator.compileTime();
     for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
       if (pool.getType() == MemoryType.HEAP) {
         pool.resetPeakUsage();
@@ -47,6 +53,24 @@ final class RunMeter extends SparkListener {
 
   int batchJobs() {
     return batchJobs.get();
+  }
+
+  /**
+   * Classes Spark generated and compiled since {@link #reset()}: a query whose code is not in
+   * Spark's compile cache (a new shape, or one evicted or compiled for another class loader) pays a
+   * few milliseconds of driver or task time per class. Load-independent, as the job counts are.
+   */
+  long compiles() {
+    return compilesSoFar() - compilesAtReset;
+  }
+
+  /** Seconds spent compiling those classes. */
+  double compileSeconds() {
+    return (CodeGenerator.compileTime() - compileNanosAtReset) / 1e9;
+  }
+
+  private static long compilesSoFar() {
+    return CodegenMetrics.METRIC_COMPILATION_TIME().getCount();
   }
 
   /** Sum of the heap pools' peaks since {@link #reset()} (an upper bound of the peak heap). */

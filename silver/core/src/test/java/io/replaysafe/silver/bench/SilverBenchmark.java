@@ -92,6 +92,8 @@ public final class SilverBenchmark {
       double cpu,
       int jobs,
       int batchJobs,
+      long compiles,
+      double compileSeconds,
       int batches,
       long commits,
       long peakHeap,
@@ -99,12 +101,14 @@ public final class SilverBenchmark {
     String describe() {
       return String.format(
           Locale.ROOT,
-          "%.2f s, cpu %.1f s, %d job(s)%s, %d batch(es), %d Delta commit(s), peak heap %d MiB,"
-              + " load %.2f",
+          "%.2f s, cpu %.1f s, %d job(s)%s, %d class(es) compiled (%.2f s), %d batch(es), %d Delta"
+              + " commit(s), peak heap %d MiB, load %.2f",
           seconds,
           cpu,
           jobs,
           batchJobs > 0 ? " (" + batchJobs + " in silver batches)" : "",
+          compiles,
+          compileSeconds,
           batches,
           commits,
           peakHeap >> 20,
@@ -434,6 +438,8 @@ public final class SilverBenchmark {
     double cpu = (processCpuNanos() - cpuStarted) / 1e9;
     int jobs = meter.jobs();
     int batchJobs = meter.batchJobs();
+    long compiles = meter.compiles();
+    double compileSeconds = meter.compileSeconds();
     long peak = RunMeter.peakHeapBytes();
     load = Math.max(load, RunMeter.loadAverage());
     long versionsAfter = 0;
@@ -450,6 +456,8 @@ public final class SilverBenchmark {
         cpu,
         jobs,
         batchJobs,
+        compiles,
+        compileSeconds,
         result == null ? 1 : result.batches().size(),
         versionsAfter - versionsBefore,
         peak,
@@ -876,6 +884,15 @@ public final class SilverBenchmark {
           m.smallReplays().stream().map(Run::jobs).toList(),
           m.baselines().stream().map(Run::jobs).toList(),
           m.smallBaselines().stream().map(Run::jobs).toList());
+      System.out.printf(
+          Locale.ROOT,
+          "%,11d classes compiled per run: replaysafe %s (10k) %s (10); hand-written %s (10k) %s"
+              + " (10)%n",
+          m.rows(),
+          m.replays().stream().map(Run::compiles).toList(),
+          m.smallReplays().stream().map(Run::compiles).toList(),
+          m.baselines().stream().map(Run::compiles).toList(),
+          m.smallBaselines().stream().map(Run::compiles).toList());
       allMet &=
           target(
               targets, "replay / hand-written, 10,000 events", m, ratioBig, TARGET_BASELINE_RATIO);
