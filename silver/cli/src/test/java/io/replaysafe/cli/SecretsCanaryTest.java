@@ -67,6 +67,7 @@ class SecretsCanaryTest {
 
     List<String> summary = Files.readAllLines(work.resolve("summary.txt"));
     assertThat(summary)
+        .as(unexpectedExits(summary))
         .contains(
             "run 0",
             "repair 0",
@@ -101,6 +102,31 @@ class SecretsCanaryTest {
     }
     assertThat(files).as("files searched").isGreaterThan(50);
     assertThat(leaks).as("files holding the canary").isEmpty();
+  }
+
+  /**
+   * The end of the stderr of every command that exited with a code the test does not expect, so
+   * that a failure in CI says why (the child's files go with the temporary directory).
+   */
+  private String unexpectedExits(List<String> summary) throws java.io.IOException {
+    StringBuilder why = new StringBuilder();
+    for (String line : summary) {
+      String[] nameAndCode = line.split(" ");
+      boolean expectedFailure =
+          nameAndCode[0].startsWith("wrong-")
+              || nameAndCode[0].startsWith("in-url-")
+              || nameAndCode[0].startsWith("bad-yaml-")
+              || nameAndCode[0].startsWith("dead-endpoint-");
+      Path err = work.resolve(nameAndCode[0] + ".err");
+      if (!expectedFailure && !"0".equals(nameAndCode[1]) && Files.exists(err)) {
+        String text = Files.readString(err);
+        why.append("\n--- ")
+            .append(line)
+            .append(", the end of its stderr:\n")
+            .append(text, Math.max(0, text.length() - 4000), text.length());
+      }
+    }
+    return why.toString();
   }
 
   private static boolean contains(byte[] haystack, byte[] needle) {
