@@ -19,9 +19,9 @@ final class BatchCache implements AutoCloseable {
   static final long LOCAL_ROWS = 50_000;
 
   private final List<Dataset<?>> cached = new ArrayList<>();
-  // The driver's copy of each dataset fix collected, by identity.
-  private final java.util.Map<Dataset<Row>, List<Row>> collected =
-      new java.util.IdentityHashMap<>();
+
+  /** A dataset {@link #fixKeepingRows} fixed, and the driver's copy of its rows (else null). */
+  record Fixed(Dataset<Row> rows, List<Row> collected) {}
 
   Dataset<Row> persist(Dataset<Row> df) {
     Dataset<Row> persisted = df.persist(StorageLevel.MEMORY_AND_DISK());
@@ -35,24 +35,22 @@ final class BatchCache implements AutoCloseable {
    * negative when nothing does: a collect of at most {@link #LOCAL_ROWS} + 1 rows then finds out.
    */
   Dataset<Row> fix(Dataset<Row> df, long atMost) {
+    return fixKeepingRows(df, atMost).rows();
+  }
+
+  /** As {@link #fix}, with the driver's copy of the rows when it collected them. */
+  Fixed fixKeepingRows(Dataset<Row> df, long atMost) {
     if (atMost > LOCAL_ROWS) {
-      return persist(df);
+      return new Fixed(persist(df), null);
     }
     List<Row> rows =
         atMost < 0 ? df.limit((int) LOCAL_ROWS + 1).collectAsList() : df.collectAsList();
     if (rows.size() > LOCAL_ROWS) {
-      return persist(df);
+      return new Fixed(persist(df), null);
     }
     // One partition: it satisfies every grouping a later window, aggregate or join asks for, so
     // those run without a shuffle, in one job each instead of a job per adaptive stage.
-    Dataset<Row> local = df.sparkSession().createDataFrame(rows, df.schema()).coalesce(1);
-    collected.put(local, List.copyOf(rows));
-    return local;
-  }
-
-  /** The rows of {@code fixed} when {@link #fix} collected them to the driver; null otherwise. */
-  List<Row> collected(Dataset<Row> fixed) {
-    return collected.get(fixed);
+    return new Fixed(df.sparkSession().createDataFrame(rows, df.schema()).coalesce(1), rows);
   }
 
   @Override
@@ -62,6 +60,5 @@ final class BatchCache implements AutoCloseable {
       cached.get(i).unpersist();
     }
     cached.clear();
-    collected.clear();
   }
 }

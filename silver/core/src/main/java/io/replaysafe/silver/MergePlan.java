@@ -49,23 +49,16 @@ public final class MergePlan {
   public static Dataset<Row> targetState(
       Dataset<Row> incoming, SilverTables tables, SilverContract contract, KeyBounds bounds) {
     List<String> keys = contract.keys();
-    Dataset<Row> live =
-        ofBatchKeys(
-            stored(within(tables.silver(), bounds), contract, "LIVE"), incoming, keys, bounds);
+    Dataset<Row> live = stored(within(tables.silver(), bounds), contract, "LIVE");
     if (!tables.mayHoldTombstones()) {
       // Silver holds at most one row per key: with no tombstone there is nothing to choose from.
-      return live;
+      return ofBatchKeys(live, incoming, keys, bounds);
     }
-    Dataset<Row> dead =
-        ofBatchKeys(
-            stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE"),
-            incoming,
-            keys,
-            bounds);
+    Dataset<Row> dead = stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE");
     var newestFirst =
         Window.partitionBy(cols(keys))
             .orderBy(col(T_SEQ).desc(), when(col(T_KIND).equalTo("LIVE"), 0).otherwise(1));
-    return live.unionByName(dead)
+    return ofBatchKeys(live.unionByName(dead), incoming, keys, bounds)
         .withColumn("__rank", row_number().over(newestFirst))
         .where(col("__rank").equalTo(1))
         .drop("__rank");

@@ -72,7 +72,8 @@ record PreparedBatch(
     if (truncates.enabled()) {
       validated = truncates.invalidWithoutSequence(validated);
     }
-    Dataset<Row> prepared = cache.fix(validated, -1);
+    BatchCache.Fixed fixed = cache.fixKeepingRows(validated, -1);
+    Dataset<Row> prepared = fixed.rows();
     // One pass for the batch's size, its invalid rows, its bronze versions, any row that is not
     // an insert into bronze, and its key bounds.
     Column notInsert = not(isInsert);
@@ -111,7 +112,7 @@ record PreparedBatch(
         truncateCount,
         totals.isNullAt(2) ? null : totals.getLong(2),
         totals.isNullAt(3) ? null : totals.getLong(3),
-        keyBounds(prepared, cache.collected(prepared), totals, 7, contract));
+        keyBounds(prepared, fixed.collected(), totals, 7, contract));
   }
 
   /**
