@@ -147,6 +147,9 @@ final class CrashMatrix {
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.add("-Xmx768m");
     command.add("-XX:TieredStopAtLevel=1");
+    // The quick JIT alone reserves 48 MB for compiled code; a full code cache can break method
+    // handle linking (see RehearsalJobs).
+    command.add("-XX:ReservedCodeCacheSize=240m");
     command.add("-XX:+UseSerialGC");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (arg.startsWith("--add-opens")

@@ -36,6 +36,9 @@ class SecretsCanaryTest {
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.add("-Xmx1g");
     command.add("-XX:TieredStopAtLevel=1");
+    // The quick JIT alone reserves 48 MB for compiled code; the canary's dozen commands in one JVM
+    // filled it (CI, 2026-12-01), and a full code cache can break method handle linking.
+    command.add("-XX:ReservedCodeCacheSize=240m");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (arg.startsWith("--add-opens")
           || arg.startsWith("--add-exports")
