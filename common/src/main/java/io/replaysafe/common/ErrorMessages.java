@@ -1,5 +1,9 @@
 package io.replaysafe.common;
 
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Set;
+
 /**
  * The one shape of an error message: what failed, why, and how to fix it. The per-area factories
  * ({@code ConfigErrors}, {@code StorageErrors}, {@code BronzeErrors}, {@code SilverErrors}) build
@@ -54,11 +58,21 @@ public final class ErrorMessages {
 
   /** The root cause's class and first line, e.g. {@code AccessDeniedException: s3a://b/k: ...}. */
   public static String rootMessage(Throwable e) {
-    Throwable root = e;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
-    }
+    Throwable root = rootCause(e);
     return root.getClass().getSimpleName() + ": " + firstLine(root);
+  }
+
+  /**
+   * The innermost cause of {@code e}, or {@code e} when it has none. A cause chain can loop (a
+   * cause set to an exception that wraps it): the walk ends at the first cause met again.
+   */
+  public static Throwable rootCause(Throwable e) {
+    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+    Throwable root = e;
+    for (Throwable t = e; t != null && seen.add(t); t = t.getCause()) {
+      root = t;
+    }
+    return root;
   }
 
   /** The first line of a throwable's message: Spark's and Hadoop's go on for pages. */

@@ -50,6 +50,18 @@ class ErrorMessagesTest {
   }
 
   @Test
+  void theRootCauseOfALoopingChainIsTheLastCauseBeforeItRepeats() {
+    Exception a = new Exception("a\nmore");
+    Exception b = new Exception("b", a);
+    a.initCause(b);
+
+    assertThat(ErrorMessages.rootCause(b)).isSameAs(a);
+    assertThat(ErrorMessages.rootMessage(b)).isEqualTo("Exception: a");
+    Exception self = new Exception("self");
+    assertThat(ErrorMessages.rootCause(self)).isSameAs(self);
+  }
+
+  @Test
   void storageErrorsNameThePathAndWhatToCheck() {
     IOException cause = new IOException("Permission denied\nmore");
 

@@ -3,12 +3,10 @@ package io.replaysafe.jobs;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.ErrorKind;
+import io.replaysafe.common.ErrorMessages;
 import io.replaysafe.common.ReplaysafeException;
-import java.util.Collections;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
 
 /**
  * The one line a job prints on stdout when it ends, for schedulers that keep the last line (cron
@@ -37,30 +35,18 @@ public final class JobReport {
     if (e instanceof ReplaysafeException) {
       return e.getMessage();
     }
-    String message = describe(e);
-    Throwable root = rootCause(e);
+    String name = e.getClass().getSimpleName();
+    String message = e.getMessage() == null ? name : name + ": " + e.getMessage();
     // A wrapper (Scala's "Boxed Exception" around an Error in a Spark thread, a reflective call's
     // InvocationTargetException) names nothing that failed: its innermost cause does. Spark's own
     // messages usually quote their cause already, and then nothing is added.
-    if (root != e && (e.getMessage() == null || !e.getMessage().contains(describe(root)))) {
-      message += " (caused by " + describe(root) + ")";
+    if (ErrorMessages.rootCause(e) != e) {
+      String cause = ErrorMessages.rootMessage(e);
+      if (e.getMessage() == null || !e.getMessage().contains(cause)) {
+        message += " (caused by " + cause + ")";
+      }
     }
     return message;
-  }
-
-  private static String describe(Throwable e) {
-    String name = e.getClass().getSimpleName();
-    return e.getMessage() == null ? name : name + ": " + e.getMessage();
-  }
-
-  private static Throwable rootCause(Throwable e) {
-    // A cause chain can loop: it ends at the first cause seen before.
-    Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
-    Throwable root = e;
-    while (seen.add(root) && root.getCause() != null && !seen.contains(root.getCause())) {
-      root = root.getCause();
-    }
-    return root;
   }
 
   /** The first line of a message: reports of rejected batches go on for many lines. */
