@@ -3,6 +3,7 @@ package io.replaysafe.common.spark;
 import io.replaysafe.common.config.StorageConfig;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
@@ -17,6 +18,18 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class SparkSessions {
   public static final String LOCAL_MASTER_DEFAULT = "local[2]";
+
+  /**
+   * JIT options of a child JVM that runs a short Spark job on small data (the rehearsal's jobs, the
+   * tests' children and executors): the quick JIT alone starts and finishes sooner. With it alone
+   * the JVM reserves only 48 MB for compiled code, which Spark's generated classes can fill (a
+   * dozen commands in one JVM did, CI 2026-12-01); once it is full, Java 17 can fail to link a
+   * method handle, and Spark's task deserialisation fails with it. 240 MB is the tiered default:
+   * address space, used only as code is compiled.
+   */
+  public static final List<String> SHORT_JOB_JIT =
+      List.of("-XX:TieredStopAtLevel=1", "-XX:ReservedCodeCacheSize=240m");
+
   static final String DELTA_EXTENSION = "io.delta.sql.DeltaSparkSessionExtension";
   static final String DELTA_CATALOG = "org.apache.spark.sql.delta.catalog.DeltaCatalog";
   static final String CREDENTIALS_PROVIDER = "fs.s3a.aws.credentials.provider";

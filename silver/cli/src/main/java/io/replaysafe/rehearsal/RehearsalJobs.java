@@ -3,6 +3,7 @@ package io.replaysafe.rehearsal;
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.jobs.PipelineRun;
 import io.replaysafe.silver.BatchReport;
 import io.replaysafe.silver.SilverResult;
@@ -88,12 +89,7 @@ final class RehearsalJobs {
     command.add(java);
     command.add("-Xmx1g");
     // A short-lived job on tiny data: quick JIT and one GC thread start and finish faster.
-    command.add("-XX:TieredStopAtLevel=1");
-    // With the quick JIT alone the JVM reserves 48 MB for compiled code, which a run of bronze and
-    // silver can fill (Spark's generated classes); once full, Java 17 can fail to link a method
-    // handle, and Spark's task deserialisation fails with it. 240 MB is the tiered default; it is
-    // reserved address space, used only as code is compiled.
-    command.add("-XX:ReservedCodeCacheSize=240m");
+    command.addAll(SparkSessions.SHORT_JOB_JIT);
     command.add("-XX:+UseSerialGC");
     command.addAll(jvmFlags());
     // Only the code generation switches are forwarded (never spark.hadoop.*: it may hold secrets).

@@ -3,6 +3,7 @@ package io.replaysafe.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.CrashPoints;
+import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.common.testing.PipelineYaml;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -146,10 +147,7 @@ final class CrashMatrix {
             .command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.add("-Xmx768m");
-    command.add("-XX:TieredStopAtLevel=1");
-    // The quick JIT alone reserves 48 MB for compiled code; a full code cache can break method
-    // handle linking (see RehearsalJobs).
-    command.add("-XX:ReservedCodeCacheSize=240m");
+    command.addAll(SparkSessions.SHORT_JOB_JIT);
     command.add("-XX:+UseSerialGC");
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (arg.startsWith("--add-opens")

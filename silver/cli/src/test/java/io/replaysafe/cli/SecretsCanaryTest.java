@@ -2,6 +2,7 @@ package io.replaysafe.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaysafe.common.spark.SparkSessions;
 import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -35,10 +36,7 @@ class SecretsCanaryTest {
             .command()
             .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString()));
     command.add("-Xmx1g");
-    command.add("-XX:TieredStopAtLevel=1");
-    // The quick JIT alone reserves 48 MB for compiled code; the canary's dozen commands in one JVM
-    // filled it (CI, 2026-12-01), and a full code cache can break method handle linking.
-    command.add("-XX:ReservedCodeCacheSize=240m");
+    command.addAll(SparkSessions.SHORT_JOB_JIT);
     for (String arg : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
       if (arg.startsWith("--add-opens")
           || arg.startsWith("--add-exports")

@@ -1,5 +1,6 @@
 package io.replaysafe.jobs;
 
+import io.replaysafe.common.spark.SparkSessions;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -147,9 +148,10 @@ final class ClusterJarSupport {
             + java()
             + " "
             + String.join(" ", sparkJvmFlags())
-            // A driver of short jobs on tiny data: C1 and one GC thread start and end sooner. C1
-            // alone reserves 48 MB for compiled code, which Spark can fill; see RehearsalJobs.
-            + " -Xmx1g -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC"
+            // A driver of short jobs on tiny data: C1 and one GC thread start and end sooner.
+            + " -Xmx1g "
+            + String.join(" ", SparkSessions.SHORT_JOB_JIT)
+            + " -XX:+UseSerialGC"
             + " -cp \"$SPARK_HOME/jars/*\" org.apache.spark.deploy.SparkSubmit \"$@\"\n");
     Files.setPosixFilePermissions(submit, PosixFilePermissions.fromString("rwxr-xr-x"));
     return home;

@@ -388,8 +388,9 @@ class StandaloneClusterIT extends SparkTestBase {
     conf.put(
         "spark.executor.extraJavaOptions",
         String.join(" ", ClusterJarSupport.sparkJvmFlags())
-            // The quick JIT alone reserves 48 MB for compiled code; see RehearsalJobs.
-            + " -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=240m -XX:+UseSerialGC");
+            + " "
+            + String.join(" ", SparkSessions.SHORT_JOB_JIT)
+            + " -XX:+UseSerialGC");
     conf.put("spark.ui.enabled", "false");
     conf.put("spark.driver.host", "127.0.0.1");
     conf.put("spark.driver.bindAddress", "127.0.0.1");
