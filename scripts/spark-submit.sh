@@ -23,6 +23,10 @@
 #     roles. They go through a mode-600 properties file, never the command line, and reach each
 #     executor's environment through Spark's RPC; Spark redacts secrets and tokens in its UI. A
 #     --properties-file you pass is merged into that file. Prefer roles where there are any.
+#     Refused (exit 2, nothing submitted) in cluster deploy mode and on Kubernetes, where Spark
+#     itself would put them on a process line or in a spec: a standalone or YARN cluster-mode
+#     driver is started with every setting as a -D option of its JVM (ps on that node shows it),
+#     and Kubernetes writes spark.executorEnv.* into the pods' specs (kubectl get pod -o yaml).
 set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 
@@ -87,7 +91,39 @@ if [ ${#packages[@]} -gt 0 ]; then
   submit_opts+=(--packages "$(IFS=,; echo "${packages[*]}")")
 fi
 
+# Where forwarding the shell's AWS variables would put them in a process line or a spec: cluster
+# deploy mode (the driver's JVM gets every setting as -D on a cluster node) or a Kubernetes master
+# (executor environment becomes pod spec env). Prints the reason, or nothing.
+exposing_submit() {
+  local i=0 opt next deploy="" master=""
+  while [ $i -lt ${#submit_opts[@]} ]; do
+    opt="${submit_opts[$i]}"; next="${submit_opts[$((i + 1))]:-}"
+    case "$opt" in
+      --deploy-mode) deploy="$next" ;;
+      --deploy-mode=*) deploy="${opt#--deploy-mode=}" ;;
+      --master) master="$next" ;;
+      --master=*) master="${opt#--master=}" ;;
+      --conf) case "$next" in spark.submit.deployMode=*) deploy="${next#*=}" ;; spark.master=*) master="${next#*=}" ;; esac ;;
+      --conf=spark.submit.deployMode=*) deploy="${opt#--conf=spark.submit.deployMode=}" ;;
+      --properties-file)
+        if [ -r "$next" ]; then
+          local line
+          line="$(grep -E '^[[:space:]]*spark\.submit\.deployMode[[:space:]=:]' "$next" | tail -1 || true)"
+          [ -z "$line" ] || deploy="$(echo "$line" | sed -E 's/^[[:space:]]*spark\.submit\.deployMode[[:space:]=:]+//; s/[[:space:]]*$//')"
+        fi ;;
+    esac
+    i=$((i + 1))
+  done
+  if [ "$deploy" = cluster ]; then
+    echo "in cluster deploy mode Spark starts the driver's JVM on a cluster node with every setting, spark.executorEnv.* included, as a -D option of its command line, which ps shows to every user of that node"
+  elif [ "${master#k8s://}" != "$master" ]; then
+    echo "on Kubernetes Spark writes spark.executorEnv.* into the executor pods' specs, which anyone who may read pods sees"
+  fi
+}
+
 if [ "${REPLAYSAFE_FORWARD_AWS_ENV:-0}" = 1 ]; then
+  exposed="$(exposing_submit)"
+  [ -z "$exposed" ] || die "REPLAYSAFE_FORWARD_AWS_ENV=1 refused: $exposed. Nothing was submitted. Give the cluster its own credentials instead: an instance role or IAM role for service accounts (EKS), a Kubernetes secret (--conf spark.kubernetes.driver.secretKeyRef.AWS_SECRET_ACCESS_KEY=NAME:KEY and the same for spark.kubernetes.executor.secretKeyRef.*), or fs.s3a.aws.credentials.provider on the cluster; or submit in client mode (--deploy-mode client), where the file stays on this machine."
   # Through a properties file, never --conf: a --conf value is on spark-submit's command line,
   # which every user of the machine can read (ps, /proc/PID/cmdline). mktemp creates it mode 600;
   # it is removed when spark-submit ends. A --properties-file of the caller is copied into it

@@ -67,8 +67,8 @@ final class BadFileRecovery {
       }
       long batch = planned.getAsLong();
       List<BadFiles.BadFile> bad = new ArrayList<>();
-      for (String file : FileSourceLog.filesOf(conf, checkpoint, batch)) {
-        BadFiles.check(conf, file, config.source().maxLineBytes()).ifPresent(bad::add);
+      for (String file : FileState.of(spark, checkpoint).filesOf(batch - 1, batch)) {
+        check(conf, file).ifPresent(bad::add);
       }
       if (bad.isEmpty()) {
         // Read whole now: what failed was not the file (or no longer is). Fail, naming it.
@@ -92,6 +92,14 @@ final class BadFileRecovery {
     } catch (IOException io) {
       throw BronzeErrors.runFailed(config, io);
     }
+  }
+
+  /** Reads the file to its end as bronze reads its format; what went wrong, if anything. */
+  private Optional<BadFiles.BadFile> check(Configuration conf, String file) {
+    var format = config.source().fileFormat();
+    return format.selfDescribing()
+        ? FileSchemas.check(spark, format, file)
+        : BadFiles.check(conf, file, config.source().maxLineBytes());
   }
 
   /**
@@ -133,7 +141,7 @@ final class BadFileRecovery {
     long version = 0;
     for (Row r : requested) {
       String path = r.getString(0);
-      Optional<BadFiles.BadFile> still = BadFiles.check(conf, path, config.source().maxLineBytes());
+      Optional<BadFiles.BadFile> still = check(conf, path);
       if (still.isPresent()) {
         badFiles.record(List.of(still.get()), -1);
       } else {

@@ -2,6 +2,7 @@ package io.replaysafe.bronze;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.io.Json;
 import java.io.IOException;
 import java.io.Serializable;
 import java.io.UncheckedIOException;
@@ -60,7 +61,7 @@ import scala.runtime.AbstractFunction1;
 public final class BoundedTextFormat extends TextBasedFileFormat
     implements DataSourceRegister, StreamSourceProvider, Serializable {
   private static final long serialVersionUID = 1L;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   public static final String MAX_LINE_BYTES = "maxLineBytes";
   public static final String SKIP_FILES = "skipFiles";
@@ -119,7 +120,8 @@ public final class BoundedTextFormat extends TextBasedFileFormat
         schema.isDefined() ? schema.get() : SCHEMA,
         scala.jdk.javaapi.CollectionConverters.asJava(options),
         option(options, BAD_FILES).orElse(null),
-        option(options, PIPELINE).orElse(""));
+        option(options, PIPELINE).orElse(""),
+        io.replaysafe.common.config.SourceFormat.JSON);
   }
 
   @Override

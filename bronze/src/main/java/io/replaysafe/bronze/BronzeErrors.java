@@ -28,6 +28,15 @@ public final class BronzeErrors {
         e);
   }
 
+  /** {@code source.format: avro} on a Spark without spark-avro (plain Spark does not ship it). */
+  static ConfigException avroMissing(Throwable cause) {
+    return new ConfigException(
+        "Cannot read source.format 'avro': Spark's Avro reader (spark-avro) is not on the"
+            + " classpath; plain Spark does not ship it (Databricks does). Add it to the job, e.g."
+            + " spark-submit --packages org.apache.spark:spark-avro_2.13:<your Spark version>",
+        cause);
+  }
+
   /**
    * A line over {@code source.maxLineBytes}.
    *

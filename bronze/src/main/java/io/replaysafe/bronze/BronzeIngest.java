@@ -5,15 +5,17 @@ import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.spark.ContinuousTrigger;
 import io.replaysafe.common.spark.SparkSessions;
 import java.io.IOException;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
@@ -38,21 +40,26 @@ public final class BronzeIngest {
 
   private final PipelineConfig config;
   private final SparkSession spark;
-  private final Trigger trigger;
+  // Null for an availableNow run.
+  private final ContinuousTrigger continuous;
 
-  private BronzeIngest(PipelineConfig config, SparkSession spark, Trigger trigger) {
+  private BronzeIngest(PipelineConfig config, SparkSession spark, ContinuousTrigger continuous) {
     this.config = config;
     this.spark = spark;
-    this.trigger = trigger;
+    this.continuous = continuous;
   }
 
   public static BronzeIngest from(PipelineConfig config, SparkSession spark) {
-    return new BronzeIngest(config, spark, Trigger.AvailableNow());
+    return new BronzeIngest(config, spark, null);
   }
 
-  /** The same job with another trigger (processing-time for a continuously running bronze). */
-  public BronzeIngest withTrigger(Trigger other) {
-    return new BronzeIngest(config, spark, other);
+  /**
+   * The same job running until {@code trigger} asks it to stop: its query starts a micro-batch
+   * every interval, and a landing path that does not exist yet is looked for again every interval.
+   * The result then sums only the batches Spark still keeps the progress of.
+   */
+  public BronzeIngest continuous(ContinuousTrigger trigger) {
+    return new BronzeIngest(config, spark, trigger);
   }
 
   public BronzeResult execute() {
@@ -66,8 +73,7 @@ public final class BronzeIngest {
     // The table evolves before the binding records the new version: a run stopped in between
     // finds the table already evolved and only records the version.
     SourceBinding.record(hadoop, binding, source, Instant.now());
-    if (!sourceExists(source.path())) {
-      LOG.warn("Source path {} does not exist yet; nothing to ingest", source.path());
+    if (!source.notifications() && !awaitSource(source.path())) {
       return new BronzeResult(config.name(), 0, 0, 0, 0, 0, tableVersion(), seconds(started));
     }
 
@@ -75,7 +81,20 @@ public final class BronzeIngest {
     BadFileRecovery recovery = new BadFileRecovery(config, spark, badFiles);
     Timestamp runStarted = new Timestamp(System.currentTimeMillis());
     long reingested = recovery.reingestRetriedFiles();
-    List<StreamingQuery> runs = runUntilCaughtUp(recovery);
+    OptionalLong committedBefore = lastCommitted(hadoop, checkpoint);
+    List<StreamingQuery> runs;
+    DiscoveryCounts counts;
+    try (FileDiscovery discovery = Discoveries.open(config, spark)) {
+      Discoveries.register(checkpoint, discovery);
+      try {
+        runs = runUntilCaughtUp(recovery);
+      } finally {
+        Discoveries.unregister(checkpoint);
+      }
+      recordCommitted(committedBefore, lastCommitted(hadoop, checkpoint), checkpoint);
+      discovery.committed();
+      counts = discovery.counts();
+    }
 
     Totals totals = new Totals();
     runs.forEach(query -> totals.add(query.recentProgress()));
@@ -93,11 +112,35 @@ public final class BronzeIngest {
             tableVersion(),
             seconds(started),
             skipped,
-            reingested);
+            reingested,
+            counts);
     LOG.info("{}", result.summary());
     // Crash matrix only (no-op unless armed): bronze committed, silver not started.
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_CHECKPOINT_COMMIT);
     return result;
+  }
+
+  /**
+   * The batches the query committed in this run are recorded in the file state (a run that
+   * committed none writes nothing). A run stopped before this leaves them {@value
+   * FileState#DISCOVERED}, which {@code replaysafe files} shows as ingested from the checkpoint's
+   * commit log, and the next run that commits a batch records them too: nothing is read again, the
+   * Delta sink's commit is the one that counts.
+   */
+  private void recordCommitted(OptionalLong before, OptionalLong after, String checkpoint) {
+    if (after.isPresent() && after.getAsLong() > before.orElse(-1)) {
+      FileState.of(spark, checkpoint).markCommitted(after.getAsLong());
+    }
+    // Crash matrix only: batches and file state committed, notifications not yet deleted.
+    CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_FILE_STATE_COMMIT);
+  }
+
+  private static OptionalLong lastCommitted(Configuration hadoop, String checkpoint) {
+    try {
+      return FileSourceLog.lastCommittedBatch(hadoop, checkpoint);
+    } catch (IOException e) {
+      throw StorageErrors.cannotAccess("the bronze checkpoint", checkpoint, e);
+    }
   }
 
   /**
@@ -113,7 +156,9 @@ public final class BronzeIngest {
       spark
           .sparkContext()
           .setJobGroup("replaysafe-bronze-" + config.name(), "bronze " + config.name(), false);
-      while (true) {
+      // A continuous run ends when asked to: its query is stopped from outside, and no query of
+      // the recovery below may start after that.
+      while (continuous == null || !continuous.stopRequested()) {
         StreamingQuery query = start(false, List.of());
         runs.add(query);
         try {
@@ -126,6 +171,7 @@ public final class BronzeIngest {
           awaitBatch(tolerant, skip.batch());
         }
       }
+      return runs;
     } catch (StreamingQueryException e) {
       throw BronzeErrors.runFailed(config, e);
     } finally {
@@ -141,7 +187,7 @@ public final class BronzeIngest {
           .queryName("replaysafe_bronze_" + config.name())
           .outputMode("append")
           .option("checkpointLocation", config.bronze().checkpoint())
-          .trigger(trigger)
+          .trigger(continuous == null ? Trigger.AvailableNow() : continuous.trigger())
           .start(config.bronze().path());
     } catch (Exception e) { // TimeoutException, declared by Scala, not by the Java signature
       throw BronzeErrors.runFailed(config, e);
@@ -178,17 +224,35 @@ public final class BronzeIngest {
 
     void add(StreamingQueryProgress[] progresses) {
       for (StreamingQueryProgress progress : progresses) {
-        Row metrics = progress.observedMetrics().get(METRICS);
-        if (metrics == null || progress.numInputRows() == 0 && metrics.getLong(0) == 0) {
-          continue;
-        }
-        batches++;
-        rows += metrics.getLong(0);
-        rescued += metrics.getLong(1);
-        corrupt += metrics.getLong(2);
-        files += metrics.getInt(3);
+        BronzeBatch.of(progress)
+            .ifPresent(
+                batch -> {
+                  batches++;
+                  rows += batch.rows();
+                  rescued += batch.rescued();
+                  corrupt += batch.corrupt();
+                  files += batch.files();
+                });
       }
     }
+  }
+
+  /**
+   * Whether the landing path exists; a continuous run waits for it (an S3 prefix exists only once a
+   * file landed under it), until asked to stop.
+   */
+  private boolean awaitSource(String path) {
+    boolean warned = false;
+    while (!sourceExists(path)) {
+      if (!warned) {
+        LOG.warn("Source path {} does not exist yet; nothing to ingest", path);
+        warned = true;
+      }
+      if (continuous == null || !continuous.pause()) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private boolean sourceExists(String path) {

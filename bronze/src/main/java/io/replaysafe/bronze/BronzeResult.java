@@ -10,6 +10,8 @@ import java.util.Map;
  * What one bronze run did.
  *
  * @param bronzeVersion the table's latest Delta version after the run; null when no table exists
+ * @param discovery what notification mode saw besides files ({@link DiscoveryCounts#NONE} when
+ *     listing)
  */
 public record BronzeResult(
     String pipeline,
@@ -21,10 +23,36 @@ public record BronzeResult(
     Long bronzeVersion,
     double seconds,
     List<String> unreadableFiles,
-    long retriedFiles) {
+    long retriedFiles,
+    DiscoveryCounts discovery) {
 
   public BronzeResult {
     unreadableFiles = List.copyOf(unreadableFiles);
+  }
+
+  public BronzeResult(
+      String pipeline,
+      long batches,
+      long files,
+      long rows,
+      long rescuedRows,
+      long corruptRows,
+      Long bronzeVersion,
+      double seconds,
+      List<String> unreadableFiles,
+      long retriedFiles) {
+    this(
+        pipeline,
+        batches,
+        files,
+        rows,
+        rescuedRows,
+        corruptRows,
+        bronzeVersion,
+        seconds,
+        unreadableFiles,
+        retriedFiles,
+        DiscoveryCounts.NONE);
   }
 
   public BronzeResult(
@@ -63,6 +91,7 @@ public record BronzeResult(
             batches,
             bronzeVersion == null ? "none" : bronzeVersion.toString(),
             seconds);
+    summary += discovery.summary();
     if (retriedFiles > 0) {
       summary += String.format(Locale.ROOT, "; %d file(s) re-ingested on request", retriedFiles);
     }
@@ -92,6 +121,9 @@ public record BronzeResult(
     map.put("seconds", Math.round(seconds * 1000) / 1000.0);
     map.put("unreadableFiles", unreadableFiles);
     map.put("retriedFiles", retriedFiles);
+    if (!discovery.equals(DiscoveryCounts.NONE)) {
+      map.put("discovery", discovery.toMap());
+    }
     return map;
   }
 

@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.collect_set;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.current_timestamp;
 import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.size;
 
 import io.replaysafe.common.Columns;
@@ -15,6 +16,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
@@ -49,31 +51,80 @@ final class BronzeRows {
       boolean skipUnreadableFiles,
       List<String> skipWholeFiles) {
     SourceConfig source = config.source();
+    boolean selfDescribing = source.fileFormat().selfDescribing();
+    if (selfDescribing) {
+      RescuingFileFormat.requireReader(spark, source.fileFormat());
+    }
     var reader =
-        BoundedTextFormat.readStream(spark, source.maxLineBytes(), skipWholeFiles)
+        (selfDescribing
+                ? RescuingFileFormat.readStream(spark, source)
+                : BoundedTextFormat.readStream(spark, source.maxLineBytes(), skipWholeFiles))
             .options(source.options().sparkOptions())
             .option(BoundedTextFormat.BAD_FILES, BadFiles.pathFor(config))
             .option(BoundedTextFormat.PIPELINE, config.name());
     if (skipUnreadableFiles) {
       reader = reader.option("ignoreCorruptFiles", "true").option("ignoreMissingFiles", "true");
     }
-    Dataset<Row> lines = reader.load(source.path()).select(METADATA_COLUMNS);
-    return parseSelected(lines, source)
+    Dataset<Row> read = reader.load(source.path());
+    return (selfDescribing ? withProvenance(read, source) : parse(read, source))
         .withColumn(Columns.INGESTED_AT, current_timestamp())
         .observe(
             BronzeIngest.METRICS,
             count(lit(1)).as("rows"),
             count(col(source.rescuedDataColumn())).as("rescued"),
             count(col(Columns.CORRUPT_RECORD)).as("corrupt"),
-            size(collect_set(col(Columns.SOURCE_FILE))).as("files"));
+            size(collect_set(col(Columns.SOURCE_FILE))).as("files"),
+            min(col(Columns.SOURCE_FILE_MTIME)).as("oldestLanded"));
   }
 
   /** The files' bronze rows, read whole in one batch (retried bad files), with ingestion time. */
   static Dataset<Row> read(SparkSession spark, SourceConfig source, List<String> files) {
-    return parse(
-            BoundedTextFormat.read(spark, source.maxLineBytes()).load(files.toArray(new String[0])),
-            source)
-        .withColumn(Columns.INGESTED_AT, current_timestamp());
+    return rows(spark, source, files).withColumn(Columns.INGESTED_AT, current_timestamp());
+  }
+
+  /**
+   * The files' bronze rows (without ingestion time), in one batch: the retry of bad files and
+   * {@code plan}'s sample. Parquet and Avro files' schemas are read first; a file whose schema
+   * cannot be read fails the read (the callers checked the files).
+   */
+  static Dataset<Row> rows(SparkSession spark, SourceConfig source, List<String> files) {
+    String[] paths = files.toArray(new String[0]);
+    if (!source.fileFormat().selfDescribing()) {
+      return parse(BoundedTextFormat.read(spark, source.maxLineBytes()).load(paths), source);
+    }
+    RescuingFileFormat.requireReader(spark, source.fileFormat());
+    FileSchemas.Read schemas = FileSchemas.read(spark, source.fileFormat(), files);
+    if (!schemas.unreadable().isEmpty()) {
+      BadFiles.BadFile bad = schemas.unreadable().get(0);
+      throw new IllegalStateException(
+          "Cannot read " + bad.path() + ": " + bad.errorClass() + ": " + bad.errorMessage());
+    }
+    return withProvenance(RescuingFileFormat.read(spark, source, schemas).load(paths), source);
+  }
+
+  /**
+   * Parquet and Avro rows, already mapped to the schema and rescued ({@link RescuingFileFormat}),
+   * with the JSON path's columns: no record of these formats is corrupt (a file that cannot be read
+   * is a bad file), so the corrupt-record columns are null.
+   */
+  private static Dataset<Row> withProvenance(Dataset<Row> mapped, SourceConfig source) {
+    List<Column> columns = new java.util.ArrayList<>();
+    for (String name : source.schema().fieldNames()) {
+      columns.add(quoted(name));
+    }
+    columns.add(quoted(source.rescuedDataColumn()));
+    columns.add(lit(null).cast(DataTypes.StringType).as(Columns.CORRUPT_RECORD));
+    columns.add(lit(null).cast(DataTypes.StringType).as(Columns.CORRUPT_RECORD_BASE64));
+    columns.add(col("_metadata.file_path").as(Columns.SOURCE_FILE));
+    columns.add(col("_metadata.file_name").as(Columns.SOURCE_FILE_NAME));
+    columns.add(col("_metadata.file_size").as(Columns.SOURCE_FILE_SIZE));
+    columns.add(col("_metadata.file_modification_time").as(Columns.SOURCE_FILE_MTIME));
+    return mapped.select(columns.toArray(Column[]::new));
+  }
+
+  /** The column of that name, whatever characters it holds (a dot is not a struct's field). */
+  private static Column quoted(String name) {
+    return col("`" + name.replace("`", "``") + "`");
   }
 
   /** The text source's lines parsed into bronze rows (without ingestion time). */

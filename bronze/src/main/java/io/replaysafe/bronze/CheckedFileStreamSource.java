@@ -1,8 +1,13 @@
 package io.replaysafe.bronze;
 
+import io.replaysafe.common.CrashPoints;
+import io.replaysafe.common.StorageErrors;
+import io.replaysafe.common.config.SourceFormat;
 import java.io.IOException;
 import java.net.URI;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Deque;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
@@ -20,14 +25,15 @@ import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
 import org.apache.spark.sql.execution.datasources.DataSource$;
+import org.apache.spark.sql.execution.datasources.FileFormat;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
+import org.apache.spark.sql.execution.datasources.InMemoryFileIndex;
 import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation$;
+import org.apache.spark.sql.execution.datasources.NoopCache$;
 import org.apache.spark.sql.execution.datasources.PartitioningAwareFileIndex;
 import org.apache.spark.sql.execution.streaming.Offset;
 import org.apache.spark.sql.execution.streaming.Source;
-import org.apache.spark.sql.execution.streaming.runtime.FileStreamSource;
-import org.apache.spark.sql.execution.streaming.runtime.FileStreamSourceOffset$;
 import org.apache.spark.sql.types.StructType;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,27 +41,38 @@ import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * Spark's file stream source, checked where it plans a batch. The source lists new files and writes
- * them to its log; only when the batch runs does it look each one up (a HEAD on S3) to build the
- * batch's file index. There a file gone since the listing is dropped with nothing but a warning in
- * Spark's log, and a file whose lookup fails otherwise (a 403 on S3) fails the planning, so every
- * run, without naming the file. By bronze's rule both are bad files: each is recorded in the
- * bad-files table, with the lookup's own error, and left out of that batch; the run goes on.
+ * Bronze's file stream source. Each batch is planned from a {@link FileDiscovery} (a listing of
+ * {@code source.path}, or S3 notifications) against the {@link FileState}: the candidates the
+ * discovery found that no planned batch holds are the new files, taken oldest first (newest with
+ * {@code latestFirst}) up to {@code maxFilesPerTrigger} or {@code maxBytesPerTrigger}, written to
+ * the file state under the next batch number, and only then returned as the batch's offset, which
+ * Spark writes to its offset log. A run stopped in between finds them in a batch it never planned
+ * and plans them again; a batch planned but not committed is read again from the file state, with
+ * the same files. Memory and time follow the files a run considers, never the files ever seen.
  *
- * <p>They are recorded before the batch is handed to the query, so before it commits: a run stopped
- * in between plans the same batch again and records the same files again (the table merges on
- * path), and none is lost. The usual batch costs nothing more than Spark's own planning: the
- * planned files are compared with the files the index found, both already in memory.
+ * <p>When the batch runs, each file is looked up (a HEAD on S3) to build the batch's file index, as
+ * Spark's file source did. A file gone since it was found, or whose lookup fails otherwise (a 403
+ * on S3), is a bad file by bronze's rule: it is recorded in the bad-files table, with the lookup's
+ * own error, and left out of that batch; the run goes on. They are recorded before the batch is
+ * handed to the query, so before it commits: a run stopped in between plans the same batch again
+ * and records the same files again (the table merges on path), and none is lost.
+ *
+ * <p>Parquet and Avro files are read on their own schemas ({@link RescuingFileFormat}): each file's
+ * schema is read from its footer or header while the batch is planned ({@link FileSchemas}), and a
+ * file whose schema cannot be read is recorded and left out the same way.
  */
 final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableNow {
   private static final Logger LOG = LoggerFactory.getLogger(CheckedFileStreamSource.class);
 
-  private final FileStreamSource files;
   private final SparkSession spark;
-  private final Path sourceLog;
   private final StructType schema;
   private final Map<String, String> batchOptions;
   private final BadFiles badFiles;
+  private final FileState state;
+  private final FileDiscovery discovery;
+  private final BatchLimits limits;
+  private final SourceCleaner cleaner;
+  private final SourceFormat format;
 
   /**
    * True until the first batch when the query restarts after a committed batch: Spark then asks for
@@ -64,30 +81,48 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
    */
   private boolean committedBatchReplay;
 
+  /** With Trigger.AvailableNow: the files found when the run began, not yet planned. */
+  private boolean availableNow;
+
+  private Deque<FileState.Discovered> remaining;
+
+  /** Whether files recorded in a batch Spark never planned (a stop in between) were removed. */
+  private boolean unplannedForgotten;
+
   private CheckedFileStreamSource(
-      FileStreamSource files,
       SparkSession spark,
-      Path sourceLog,
       StructType schema,
       Map<String, String> batchOptions,
       BadFiles badFiles,
+      FileState state,
+      FileDiscovery discovery,
+      BatchLimits limits,
+      SourceCleaner cleaner,
+      SourceFormat format,
       boolean committedBatchReplay) {
-    this.committedBatchReplay = committedBatchReplay;
-    this.files = files;
     this.spark = spark;
-    this.sourceLog = sourceLog;
     this.schema = schema;
     this.batchOptions = Map.copyOf(batchOptions);
     this.badFiles = badFiles;
+    this.state = state;
+    this.discovery = discovery;
+    this.limits = limits;
+    this.cleaner = cleaner;
+    this.format = format;
+    this.committedBatchReplay = committedBatchReplay;
   }
 
   /**
-   * The source over {@code path}, reading with {@link BoundedTextFormat}. The options reach the
-   * file source without {@code path}: Spark would then set {@code basePath} and add the
-   * directories' {@code key=value} names as partition columns, which bronze never reads (it keeps
-   * only the line and {@code _metadata}).
+   * The source over {@code path}, reading with {@link BoundedTextFormat} (JSON lines) or {@link
+   * RescuingFileFormat} (Parquet, Avro). The batch's data source gets the options without {@code
+   * path}: Spark would then set {@code basePath} and add the directories' {@code key=value} names
+   * as partition columns, which bronze never reads (it keeps only the line and {@code _metadata}).
+   * A checkpoint written by Spark's file source is adopted here, on its first run after the upgrade
+   * ({@link FileState#adopt}).
    *
+   * @param metadataPath the checkpoint's {@code sources/0}
    * @param badFilesTable where lookup failures are recorded; without it they fail the batch
+   * @param format the files' format
    */
   static CheckedFileStreamSource create(
       org.apache.spark.sql.SparkSession session,
@@ -95,7 +130,8 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       StructType schema,
       Map<String, String> options,
       String badFilesTable,
-      String pipeline) {
+      String pipeline,
+      SourceFormat format) {
     SparkSession spark = (SparkSession) session;
     Map<String, String> withoutPath = new LinkedHashMap<>();
     String path = null;
@@ -109,56 +145,132 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     if (path == null) {
       throw new IllegalArgumentException("The bronze file source needs a path");
     }
-    FileStreamSource files =
-        new FileStreamSource(
-            spark,
-            path,
-            BoundedTextFormat.class.getName(),
-            schema,
-            scala.collection.immutable.Seq$.MODULE$.<String>empty(),
-            metadataPath,
-            scalaMap(withoutPath));
-    // What the file source gives the batch's own data source: globs are not expanded again.
+    Configuration conf = spark.sessionState().newHadoopConf();
+    String checkpoint = new Path(metadataPath).getParent().getParent().toString();
+    FileState state = FileState.of(spark, checkpoint);
+    adoptIfNeeded(conf, checkpoint, state, pipeline);
+    String sourcePath = path;
+    FileDiscovery discovery =
+        Discoveries.forCheckpoint(checkpoint)
+            .orElseGet(() -> new ListingDiscovery(conf, sourcePath, withoutPath));
+    // What the batch's own data source gets: globs are not expanded again.
     Map<String, String> batchOptions = new HashMap<>(withoutPath);
     batchOptions.put(DataSource$.MODULE$.GLOB_PATHS_KEY(), "false");
     return new CheckedFileStreamSource(
-        files,
         spark,
-        new Path(metadataPath),
         schema,
         batchOptions,
         badFilesTable == null ? null : new BadFiles(badFilesTable, pipeline, spark),
-        lastBatchCommitted(spark, new Path(metadataPath)));
+        state,
+        discovery,
+        BatchLimits.of(withoutPath),
+        new SourceCleaner(conf, withoutPath),
+        format,
+        lastBatchCommitted(conf, checkpoint));
   }
 
-  /** Whether the query's last planned batch committed (the source log is checkpoint/sources/N). */
-  private static boolean lastBatchCommitted(SparkSession spark, Path sourceLog) {
-    Configuration conf = spark.sessionState().newHadoopConf();
-    String checkpoint = sourceLog.getParent().getParent().toString();
+  /**
+   * A checkpoint without a file state was written by a release that ran Spark's file source (or is
+   * new): its log is read whole, this once, into the file state, each file in the batch it went
+   * into, so nothing is ingested twice and nothing is skipped.
+   */
+  private static void adoptIfNeeded(
+      Configuration conf, String checkpoint, FileState state, String pipeline) {
+    if (state.exists()) {
+      return;
+    }
+    try {
+      List<FileSourceLog.Entry> entries = FileSourceLog.allEntries(conf, checkpoint);
+      long committed = FileSourceLog.lastCommittedBatch(conf, checkpoint).orElse(-1);
+      state.adopt(entries, committed, pipeline);
+      if (!entries.isEmpty()) {
+        LOG.info(
+            "Adopted the file log of bronze checkpoint {}: {} file(s) into {}",
+            checkpoint,
+            entries.size(),
+            state.path());
+      }
+    } catch (IOException e) {
+      throw StorageErrors.cannotAccess("the bronze checkpoint", checkpoint, e);
+    }
+  }
+
+  /** Whether the query's last planned batch committed. */
+  private static boolean lastBatchCommitted(Configuration conf, String checkpoint) {
     try {
       var planned = FileSourceLog.lastPlannedBatch(conf, checkpoint);
       return planned.isPresent()
           && planned.equals(FileSourceLog.lastCommittedBatch(conf, checkpoint));
     } catch (IOException e) {
-      return false; // then the replayed batch is planned as Spark plans it
+      return false; // then the replayed batch is planned as any other
     }
+  }
+
+  @Override
+  public org.apache.spark.sql.connector.read.streaming.Offset latestOffset(
+      org.apache.spark.sql.connector.read.streaming.Offset start, ReadLimit limit) {
+    long last = start == null ? -1 : BatchOffset.of(start);
+    if (!unplannedForgotten) {
+      if (state.lastPlanned().orElse(-1) > last) {
+        state.forgetAfter(last);
+      }
+      unplannedForgotten = true;
+    }
+    if (remaining == null || !availableNow) {
+      remaining = new ArrayDeque<>(newFiles(last));
+    }
+    List<FileState.Discovered> next = limits.take(remaining);
+    if (next.isEmpty()) {
+      return start;
+    }
+    state.plan(next, last + 1, discovery);
+    // Crash matrix only: the batch's files recorded, its offset not yet in Spark's log.
+    CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN);
+    return new BatchOffset(last + 1);
+  }
+
+  /** The discovery's candidates that no planned batch holds, in the order they are taken. */
+  private List<FileState.Discovered> newFiles(long lastPlanned) {
+    List<FileState.Discovered> fresh =
+        new ArrayList<>(state.notPlanned(discovery.discover(), lastPlanned, limits.byName()));
+    if (limits.maxFileAgeMs() != null) {
+      limits.dropTooOld(fresh, state.newestModification());
+    }
+    fresh.sort(limits.order());
+    return fresh;
   }
 
   @Override
   public org.apache.spark.sql.Dataset<Row> getBatch(Option<Offset> start, Offset end) {
     if (committedBatchReplay) {
       committedBatchReplay = false;
-      return relation(List.of()); // discarded unread: see committedBatchReplay
+      return relation(List.of(), Map.of()); // discarded unread: see committedBatchReplay
     }
-    long last = FileStreamSourceOffset$.MODULE$.apply(end).logOffset();
+    long first = start.isDefined() ? BatchOffset.of(start.get()) : -1;
+    long last = BatchOffset.of(end);
+    List<String> files = state.filesOf(first, last);
+    Map<String, String> fileOptions = Map.of();
+    if (format.selfDescribing()) {
+      FileSchemas.Read schemas = FileSchemas.read(spark, format, files);
+      if (!schemas.unreadable().isEmpty()) {
+        if (badFiles == null) {
+          BadFiles.BadFile bad = schemas.unreadable().get(0);
+          throw new IllegalStateException(
+              "Cannot read " + bad.path() + ": " + bad.errorClass() + ": " + bad.errorMessage());
+        }
+        record(last, schemas.unreadable());
+      }
+      files = schemas.readable();
+      fileOptions = Map.of(RescuingFileFormat.FILE_SCHEMAS, schemas.option());
+    }
     Dataset<Row> batch;
     try {
-      batch = files.getBatch(start, end);
+      batch = planned(files, fileOptions);
     } catch (Exception e) { // the lookup's IOException, thrown by Scala without declaring it
       if (badFiles == null || !causedByIo(e)) {
         throw e;
       }
-      return withoutFilesFailingLookup(start, last, e);
+      return withoutFilesFailingLookup(files, last, e, fileOptions);
     }
     if (badFiles != null) {
       recordDropped(batch, last);
@@ -167,36 +279,65 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   }
 
   /**
+   * The batch over these files as Spark's file source planned it: a relation whose file index looks
+   * each file up (a missing one is dropped, see recordDropped; a failing lookup throws).
+   */
+  private Dataset<Row> planned(List<String> files, Map<String, String> fileOptions) {
+    List<Path> paths = new ArrayList<>();
+    files.forEach(f -> paths.add(new Path(URI.create(f))));
+    var options = scalaMap(withFileOptions(fileOptions));
+    InMemoryFileIndex index =
+        new InMemoryFileIndex(
+            spark,
+            CollectionConverters.asScala(paths).toList(),
+            options,
+            Option.apply(schema),
+            NoopCache$.MODULE$,
+            Option.empty(),
+            Option.empty());
+    HadoopFsRelation relation =
+        new HadoopFsRelation(
+            index, index.partitionSchema(), schema, Option.empty(), newFormat(), options, spark);
+    return Dataset$.MODULE$.ofRows(spark, LogicalRelation$.MODULE$.apply(relation, true));
+  }
+
+  /**
    * Planning failed on a lookup. Each planned file is looked up again, alone; those that fail are
    * recorded and the batch is planned over the others. When every lookup succeeds now, the failure
    * was not one file's: the batch fails as it did.
    */
-  private Dataset<Row> withoutFilesFailingLookup(Option<Offset> start, long last, Exception e) {
-    long first =
-        start.isDefined() ? FileStreamSourceOffset$.MODULE$.apply(start.get()).logOffset() + 1 : 0;
+  private Dataset<Row> withoutFilesFailingLookup(
+      List<String> files, long batch, Exception e, Map<String, String> fileOptions) {
     Configuration conf = spark.sessionState().newHadoopConf();
     List<String> readable = new ArrayList<>();
-    Map<Long, List<BadFiles.BadFile>> failed = new LinkedHashMap<>();
-    try {
-      for (long b = first; b <= last; b++) {
-        for (String file : FileSourceLog.filesIn(conf, sourceLog, b)) {
-          Optional<BadFiles.BadFile> bad = BadFiles.lookUp(conf, file);
-          if (bad.isPresent()) {
-            failed.computeIfAbsent(b, k -> new ArrayList<>()).add(bad.get());
-          } else {
-            readable.add(new Path(URI.create(file)).toString());
-          }
-        }
+    List<BadFiles.BadFile> failed = new ArrayList<>();
+    for (String file : files) {
+      Optional<BadFiles.BadFile> bad = BadFiles.lookUp(conf, file);
+      if (bad.isPresent()) {
+        failed.add(bad.get());
+      } else {
+        readable.add(new Path(URI.create(file)).toString());
       }
-    } catch (IOException io) {
-      e.addSuppressed(io);
-      throw sneaky(e);
     }
     if (failed.isEmpty()) {
       throw sneaky(e);
     }
-    failed.forEach(this::record);
-    return relation(readable);
+    record(batch, failed);
+    return relation(readable, fileOptions);
+  }
+
+  private FileFormat newFormat() {
+    return format.selfDescribing() ? new RescuingFileFormat() : new BoundedTextFormat();
+  }
+
+  /** The batch's options and, for Parquet and Avro, its files' schemas. */
+  private Map<String, String> withFileOptions(Map<String, String> fileOptions) {
+    if (fileOptions.isEmpty()) {
+      return batchOptions;
+    }
+    Map<String, String> options = new HashMap<>(batchOptions);
+    options.putAll(fileOptions);
+    return options;
   }
 
   /**
@@ -243,8 +384,8 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     badFiles.record(bad, batch);
     for (BadFiles.BadFile f : bad) {
       LOG.warn(
-          "File {} could not be looked up for bronze batch {}: {}: {} (left out of the batch,"
-              + " recorded in {})",
+          "File {} could not be looked up or opened for bronze batch {}: {}: {} (left out of the"
+              + " batch, recorded in {})",
           f.path(),
           batch,
           f.errorClass(),
@@ -259,13 +400,13 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
    * LogicalRelation's (relation, isStreaming) factory, whose signatures are the same on Spark 4.1
    * and 4.2; DataSource's own factory and resolveRelation are not (the cluster jar runs on both).
    */
-  private Dataset<Row> relation(List<String> paths) {
+  private Dataset<Row> relation(List<String> paths, Map<String, String> fileOptions) {
     LogicalPlan read =
         spark
             .read()
-            .format(BoundedTextFormat.class.getName())
+            .format(newFormat().getClass().getName())
             .schema(schema)
-            .options(batchOptions)
+            .options(withFileOptions(fileOptions))
             .load(paths.toArray(String[]::new))
             .queryExecution()
             .analyzed();
@@ -294,66 +435,39 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     return scala.collection.immutable.Map$.MODULE$.from(CollectionConverters.asScala(map));
   }
 
-  // Everything else is the file source's own.
-
   @Override
   public StructType schema() {
-    return files.schema();
+    return schema;
   }
 
   @Override
   public Option<Offset> getOffset() {
-    return files.getOffset();
-  }
-
-  @Override
-  public org.apache.spark.sql.connector.read.streaming.Offset latestOffset(
-      org.apache.spark.sql.connector.read.streaming.Offset start, ReadLimit limit) {
-    return files.latestOffset(start, limit);
+    throw new UnsupportedOperationException("The bronze source plans batches with latestOffset");
   }
 
   @Override
   public ReadLimit getDefaultReadLimit() {
-    return files.getDefaultReadLimit();
-  }
-
-  @Override
-  public org.apache.spark.sql.connector.read.streaming.Offset reportLatestOffset() {
-    return files.reportLatestOffset();
+    return ReadLimit.allAvailable(); // the limits are the source's own: BatchLimits
   }
 
   @Override
   public void prepareForTriggerAvailableNow() {
-    files.prepareForTriggerAvailableNow();
-  }
-
-  @Override
-  public org.apache.spark.sql.connector.read.streaming.Offset initialOffset() {
-    return files.initialOffset();
-  }
-
-  @Override
-  public org.apache.spark.sql.connector.read.streaming.Offset deserializeOffset(String json) {
-    return files.deserializeOffset(json);
+    availableNow = true;
   }
 
   @Override
   public void commit(Offset end) {
-    files.commit(end);
+    if (cleaner.enabled()) {
+      long batch = BatchOffset.of(end);
+      cleaner.clean(state.filesOf(batch - 1, batch));
+    }
   }
 
   @Override
-  public void commit(org.apache.spark.sql.connector.read.streaming.Offset end) {
-    files.commit(end);
-  }
-
-  @Override
-  public void stop() {
-    files.stop();
-  }
+  public void stop() {}
 
   @Override
   public String toString() {
-    return files.toString();
+    return "BronzeFileSource[" + state.path() + "]";
   }
 }

@@ -2,12 +2,14 @@ package io.replaysafe.bronze;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.io.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -17,13 +19,54 @@ import org.apache.hadoop.fs.Path;
 /**
  * Reads what Spark's file stream source wrote in the bronze checkpoint: the batch it planned last
  * ({@code offsets/N}) and the files of a batch ({@code sources/0/N}, or the compacted {@code
- * N.compact}: a version line, then one JSON object per file with path, timestamp and batchId). Only
- * read after a batch failed (in its tasks or while it was planned), to check each of its files.
+ * N.compact}: a version line, then one JSON object per file with path, timestamp and batchId).
+ * Spark's file source no longer runs bronze ({@link FileState} replaced its log): the log is read
+ * whole once, when a checkpoint written before is adopted, and by {@code plan} on a checkpoint not
+ * yet adopted.
  */
 final class FileSourceLog {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   private FileSourceLog() {}
+
+  /** One file of the log: the URI string Spark stored, its modification time, its batch. */
+  record Entry(String path, long timestamp, long batchId) {}
+
+  /**
+   * Every file the log holds (batch files, "7", and compactions, "9.compact", which hold every
+   * earlier entry), once each, in no particular order; empty when the checkpoint has no log.
+   */
+  static List<Entry> allEntries(Configuration conf, String checkpoint) throws IOException {
+    Path sources = new Path(checkpoint, "sources/0");
+    FileSystem fs = sources.getFileSystem(conf);
+    Map<String, Entry> byPath = new HashMap<>();
+    if (fs.exists(sources)) {
+      for (FileStatus status : fs.listStatus(sources)) {
+        if (status.getPath().getName().matches("\\d+(\\.compact)?")) {
+          readInto(fs, status.getPath(), byPath);
+        }
+      }
+    }
+    return List.copyOf(byPath.values());
+  }
+
+  private static void readInto(FileSystem fs, Path file, Map<String, Entry> byPath)
+      throws IOException {
+    try (BufferedReader in =
+        new BufferedReader(new InputStreamReader(fs.open(file), StandardCharsets.UTF_8))) {
+      String line = in.readLine(); // the log's version header, "v1"
+      while ((line = in.readLine()) != null) {
+        if (line.isBlank()) {
+          continue;
+        }
+        JsonNode entry = JSON.readTree(line);
+        String path = entry.path("path").asText();
+        byPath.putIfAbsent(
+            path,
+            new Entry(path, entry.path("timestamp").asLong(), entry.path("batchId").asLong(-1)));
+      }
+    }
+  }
 
   /** The highest batch id with a planned offset, if any. */
   static OptionalLong lastPlannedBatch(Configuration conf, String checkpoint) throws IOException {
@@ -48,39 +91,5 @@ final class FileSourceLog {
       }
     }
     return max < 0 ? OptionalLong.empty() : OptionalLong.of(max);
-  }
-
-  /** The files the source assigned to the batch. */
-  static List<String> filesOf(Configuration conf, String checkpoint, long batch)
-      throws IOException {
-    return filesIn(conf, new Path(checkpoint, "sources/0"), batch);
-  }
-
-  /** The files the source assigned to the batch, from the source's log directory. */
-  static List<String> filesIn(Configuration conf, Path dir, long batch) throws IOException {
-    FileSystem fs = dir.getFileSystem(conf);
-    Path file = new Path(dir, Long.toString(batch));
-    if (!fs.exists(file)) {
-      file = new Path(dir, batch + ".compact");
-    }
-    List<String> files = new ArrayList<>();
-    if (!fs.exists(file)) {
-      return files;
-    }
-    try (BufferedReader in =
-        new BufferedReader(new InputStreamReader(fs.open(file), StandardCharsets.UTF_8))) {
-      in.readLine(); // version
-      String line;
-      while ((line = in.readLine()) != null) {
-        if (line.isBlank()) {
-          continue;
-        }
-        JsonNode entry = JSON.readTree(line);
-        if (entry.path("batchId").asLong(-1) == batch) {
-          files.add(entry.path("path").asText());
-        }
-      }
-    }
-    return files;
   }
 }

@@ -12,9 +12,11 @@ import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.CommitTags;
 import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaEvolutionMode;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.io.Json;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SparkSessions;
 import java.io.Serializable;
@@ -53,7 +55,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class RescuePromotion {
   private static final Logger LOG = LoggerFactory.getLogger(RescuePromotion.class);
-  private static final String PROMOTED = "__promoted";
+  private static final String PROMOTED = ReservedNames.PROMOTED;
 
   private final PipelineConfig config;
   private final SparkSession spark;
@@ -104,7 +106,7 @@ public final class RescuePromotion {
       Map<String, Object> map = new LinkedHashMap<>();
       map.put("layer", "bronze");
       map.put("pipeline", pipeline);
-      map.put("action", "promote-rescued");
+      map.put(CommitTags.ACTION, CommitTags.PROMOTE_RESCUED);
       map.put("promoted", promoted);
       map.put("rowsChanged", rowsChanged);
       map.put("versionBefore", versionBefore);
@@ -114,7 +116,7 @@ public final class RescuePromotion {
 
     public String toJson() {
       try {
-        return new ObjectMapper().writeValueAsString(toMap());
+        return Json.mapper().writeValueAsString(toMap());
       } catch (JsonProcessingException e) {
         throw new IllegalStateException(e);
       }
@@ -245,7 +247,7 @@ public final class RescuePromotion {
         return RowFactory.create(out);
       }
       if (mapper == null) {
-        mapper = new ObjectMapper();
+        mapper = Json.mapper();
         parsers = new LinkedHashMap<>();
       }
       JsonNode tree = mapper.readTree(rescued);

@@ -7,7 +7,9 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.config.EvidenceConfig;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.io.Json;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -34,7 +36,7 @@ public record SampleParse(
     long corruptRows,
     List<Example> corruptExamples) {
   public static final int EXAMPLES = 3;
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /** How often one field was rescued, with the first examples (file order). */
   public record FieldRescue(long rows, List<Example> examples) {}
@@ -87,13 +89,17 @@ public record SampleParse(
     if (files.isEmpty()) {
       throw new IllegalArgumentException("no files to parse");
     }
-    return BronzeRows.parse(
-        BoundedTextFormat.read(spark, source.maxLineBytes()).load(files.toArray(String[]::new)),
-        source);
+    return BronzeRows.rows(spark, source, files);
   }
 
   /** Counts and examples over bronze rows produced by {@link #bronzeRows}. */
   public static SampleParse summarize(Dataset<Row> bronzeRows, SourceConfig source, long files) {
+    return summarize(bronzeRows, source, files, EvidenceConfig.DEFAULT);
+  }
+
+  /** The same, each example's values shown as {@code evidence} says (a hash by default). */
+  public static SampleParse summarize(
+      Dataset<Row> bronzeRows, SourceConfig source, long files, EvidenceConfig evidence) {
     String rescuedColumn = source.rescuedDataColumn();
     Dataset<Row> notable =
         bronzeRows
@@ -113,7 +119,7 @@ public record SampleParse(
       if (!row.isNullAt(2)) {
         corruptRows++;
         if (corrupt.size() < EXAMPLES) {
-          corrupt.add(new Example(file, row.getString(2)));
+          corrupt.add(new Example(file, evidence.show(row.getString(2))));
         }
         continue;
       }
@@ -126,7 +132,7 @@ public record SampleParse(
         counts.computeIfAbsent(field, f -> new long[1])[0]++;
         List<Example> some = examples.computeIfAbsent(field, f -> new ArrayList<>());
         if (some.size() < EXAMPLES) {
-          some.add(new Example(file, rescued.toString()));
+          some.add(new Example(file, evidence.show(rescued.toString())));
         }
       }
     }
@@ -160,7 +166,9 @@ public record SampleParse(
     try {
       return (ObjectNode) JSON.readTree(json);
     } catch (Exception e) {
-      throw new ReplaysafeException("Cannot read a rescued-data value as JSON: " + json, e);
+      throw new ReplaysafeException(
+          "Cannot read a rescued-data value as JSON (" + EvidenceConfig.DEFAULT.show(json) + ")",
+          e);
     }
   }
 }

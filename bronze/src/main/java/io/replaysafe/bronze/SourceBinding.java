@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.SchemaChange;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.io.Json;
+import io.replaysafe.common.lease.LeaseFence;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -33,7 +35,7 @@ import org.apache.spark.sql.types.StructType;
  */
 final class SourceBinding {
   static final String FILE_NAME = "_replaysafe_source.json";
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /** One version of the source's schema, as recorded. {@code since} is null when unknown. */
   record Version(int version, String schema, String rescuedDataColumn, String since) {
@@ -138,6 +140,7 @@ final class SourceBinding {
       FileSystem fs = check.file().getFileSystem(conf);
       fs.mkdirs(check.file().getParent());
       // One PUT on S3; on a local disk a torn write is caught by the parse on the next run.
+      LeaseFence.check(check.file().toString());
       try (OutputStream out = fs.create(check.file(), true)) {
         out.write(JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(binding));
       }

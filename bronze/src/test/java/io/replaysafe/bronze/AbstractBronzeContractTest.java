@@ -21,8 +21,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The bronze contract, run once per storage backend (local disk, embedded S3, LocalStack). Each
- * test gets its own prefix, so tests share the backend but never each other's files.
+ * The bronze contract, run once per storage backend (local disk, embedded S3, LocalStack) and
+ * discovery mode (listing; notifications over the embedded S3 endpoint). Each test gets its own
+ * prefix, so tests share the backend but never each other's files.
  */
 abstract class AbstractBronzeContractTest extends SparkTestBase {
   static final String SCHEMA =
@@ -32,6 +33,11 @@ abstract class AbstractBronzeContractTest extends SparkTestBase {
 
   /** The backend under test. */
   protected abstract LandingZone zone();
+
+  /** The source's discovery keys ({@code source.discovery} and the rest); none for listing. */
+  protected String discoveryYaml() {
+    return "";
+  }
 
   private String run;
 
@@ -65,6 +71,7 @@ abstract class AbstractBronzeContractTest extends SparkTestBase {
             + "\n  schema: \""
             + SCHEMA
             + "\"\n"
+            + discoveryYaml()
             + extraSource
             + "bronze:\n  path: "
             + at("bronze")

@@ -11,12 +11,12 @@ import java.util.List;
 import org.apache.spark.sql.types.StructType;
 import org.junit.jupiter.api.Test;
 
-/** Every row of the README's bronze examples table, run through the parser. */
+/** Every row of the bronze README's examples table, run through the parser. */
 class ReadmeExamplesTest {
   private static final String FILE = "file:/landing/a.json";
 
   static List<String[]> examples() throws IOException {
-    String readme = Files.readString(Path.of("..", "README.md"));
+    String readme = Files.readString(Path.of("README.md"));
     String table =
         readme.substring(
             readme.indexOf("<!-- bronze-examples -->"),

@@ -1,5 +1,9 @@
 package io.replaysafe.common;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.replaysafe.common.io.Json;
+import java.util.Optional;
+
 /**
  * What replaysafe writes into a Delta commit's {@code commitInfo.userMetadata}, so that a later
  * reader (silver reading bronze, a replay after a crash) can tell its own commits from others.
@@ -8,11 +12,56 @@ public final class CommitTags {
   /** The Spark setting Delta copies into the next commit's {@code userMetadata}. */
   public static final String USER_METADATA = "spark.databricks.delta.commitInfo.userMetadata";
 
+  /** The field of a replaysafe commit's user metadata (a JSON object) that names what it did. */
+  public static final String ACTION = "action";
+
   /**
-   * Part of the JSON a {@code bronze --promote-rescued} commit carries: the backfill of rescued
-   * values into new columns, the one update of bronze rows that is not an event.
+   * The action of a {@code bronze --promote-rescued} commit: the backfill of rescued values into
+   * new columns, the one update of bronze rows that is not an event.
    */
-  public static final String PROMOTE_RESCUED = "\"action\":\"promote-rescued\"";
+  public static final String PROMOTE_RESCUED = "promote-rescued";
+
+  /**
+   * The action of a {@code replaysafe erase} commit: rows removed from bronze at a person's
+   * request, and the rewrite of the files that held them. Not an event either: silver skips them
+   * (the erasure itself is recorded beside bronze and applied by silver as such).
+   */
+  public static final String ERASE = "erase";
 
   private CommitTags() {}
+
+  /**
+   * The action a commit's user metadata names, or empty for any other commit: none, one whose
+   * metadata is not a JSON object (another writer's), or one without an action.
+   */
+  public static Optional<String> action(String userMetadata) {
+    return Json.tryRead(userMetadata)
+        .filter(JsonNode::isObject)
+        .map(node -> node.get(ACTION))
+        .filter(JsonNode::isTextual)
+        .map(JsonNode::asText);
+  }
+
+  /** True when the commit is a {@code bronze --promote-rescued} backfill. */
+  public static boolean isPromotion(String userMetadata) {
+    return action(userMetadata).filter(PROMOTE_RESCUED::equals).isPresent();
+  }
+
+  /**
+   * True for replaysafe's own changes to bronze rows that are not events (a backfill of rescued
+   * values, an erase): silver reads past their updates and deletes instead of stopping on them.
+   */
+  public static boolean isNotAnEvent(String userMetadata) {
+    return action(userMetadata)
+        .filter(a -> a.equals(PROMOTE_RESCUED) || a.equals(ERASE))
+        .isPresent();
+  }
+
+  /** The user metadata of a commit made for {@code action}, with its details. */
+  public static String of(String action, java.util.Map<String, ?> details) {
+    java.util.Map<String, Object> tag = new java.util.LinkedHashMap<>();
+    tag.put(ACTION, action);
+    tag.putAll(details);
+    return Json.compact(tag);
+  }
 }

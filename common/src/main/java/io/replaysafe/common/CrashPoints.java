@@ -1,5 +1,6 @@
 package io.replaysafe.common;
 
+import io.replaysafe.common.spark.SparkSessions;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.spark.sql.SparkSession;
@@ -12,12 +13,15 @@ import org.apache.spark.sql.SparkSession;
  * shutdown hooks, no finally blocks) the {@code replaysafe.crashAfter}-th time (default 1) the
  * named point is reached.
  *
- * <p>Bronze: {@link #BRONZE_MID_WRITE} (before the Delta commit), {@link
+ * <p>Bronze: {@link #BRONZE_AFTER_FILE_STATE_PLAN} (a batch's files in the file state, its offset
+ * not yet written), {@link #BRONZE_MID_WRITE} (before the Delta commit), {@link
  * #BRONZE_BEFORE_CHECKPOINT_COMMIT} (after the Delta commit, before the streaming checkpoint's
  * commit: with Delta's streaming sink nothing happens between the two), {@link
- * #BRONZE_AFTER_CHECKPOINT_COMMIT} (bronze done, silver not started). Silver, in the order a batch
- * reaches them: {@link #SILVER_AFTER_QUARANTINE}, {@link #SILVER_AFTER_TRUNCATE_WATERMARK}, {@link
- * #SILVER_AFTER_EVENTS_MERGE} (history), {@link #SILVER_AFTER_MERGE}, {@link
+ * #BRONZE_AFTER_FILE_STATE_COMMIT} (the batches marked ingested), {@link
+ * #BRONZE_AFTER_MESSAGES_DELETED} and {@link #BRONZE_AFTER_BACKFILL_RECORDED} (notification mode),
+ * {@link #BRONZE_AFTER_CHECKPOINT_COMMIT} (bronze done, silver not started). Silver, in the order a
+ * batch reaches them: {@link #SILVER_AFTER_QUARANTINE}, {@link #SILVER_AFTER_TRUNCATE_WATERMARK},
+ * {@link #SILVER_AFTER_EVENTS_MERGE} (history), {@link #SILVER_AFTER_MERGE}, {@link
  * #SILVER_AFTER_TOMBSTONE_MERGE}, {@link #SILVER_AFTER_RUN_LOG}, {@link
  * #SILVER_BEFORE_CHECKPOINT_COMMIT}. Operations: {@link #QUARANTINE_BEFORE_DECISION}, {@link
  * #QUARANTINE_AFTER_DECISION}; {@code repair} and {@code reconcile --apply} write through the
@@ -28,6 +32,19 @@ public final class CrashPoints {
   public static final String BRONZE_MID_WRITE = "bronze-mid-write";
   public static final String BRONZE_BEFORE_CHECKPOINT_COMMIT = "bronze-before-checkpoint-commit";
   public static final String BRONZE_AFTER_CHECKPOINT_COMMIT = "bronze-after-checkpoint-commit";
+
+  /** The files of the next batch written to the file state, its offset not yet in Spark's log. */
+  public static final String BRONZE_AFTER_FILE_STATE_PLAN = "bronze-after-file-state-plan";
+
+  /** The run's batches committed and marked ingested in the file state; notifications kept. */
+  public static final String BRONZE_AFTER_FILE_STATE_COMMIT = "bronze-after-file-state-commit";
+
+  /** Notification mode: the committed batches' messages deleted from the queue. */
+  public static final String BRONZE_AFTER_MESSAGES_DELETED = "bronze-after-messages-deleted";
+
+  /** Notification mode: a backfill listing's time recorded in the file state. */
+  public static final String BRONZE_AFTER_BACKFILL_RECORDED = "bronze-after-backfill-recorded";
+
   public static final String SILVER_AFTER_QUARANTINE = "silver-after-quarantine";
   public static final String SILVER_AFTER_TRUNCATE_WATERMARK = "silver-after-truncate-watermark";
   public static final String SILVER_AFTER_EVENTS_MERGE = "silver-after-events-merge";
@@ -37,12 +54,19 @@ public final class CrashPoints {
   public static final String SILVER_BEFORE_CHECKPOINT_COMMIT = "silver-before-checkpoint-commit";
   public static final String QUARANTINE_BEFORE_DECISION = "quarantine-before-decision";
   public static final String QUARANTINE_AFTER_DECISION = "quarantine-after-decision";
+  public static final String ERASE_AFTER_ERASURES = "erase-after-erasures";
+  public static final String ERASE_AFTER_SILVER = "erase-after-silver";
+  public static final String ERASE_AFTER_BRONZE = "erase-after-bronze";
 
   /** Every point, in the order a run (then the operations) reaches them. */
   public static final List<String> ALL =
       List.of(
+          BRONZE_AFTER_FILE_STATE_PLAN,
           BRONZE_MID_WRITE,
           BRONZE_BEFORE_CHECKPOINT_COMMIT,
+          BRONZE_AFTER_FILE_STATE_COMMIT,
+          BRONZE_AFTER_MESSAGES_DELETED,
+          BRONZE_AFTER_BACKFILL_RECORDED,
           BRONZE_AFTER_CHECKPOINT_COMMIT,
           SILVER_AFTER_QUARANTINE,
           SILVER_AFTER_TRUNCATE_WATERMARK,
@@ -52,7 +76,10 @@ public final class CrashPoints {
           SILVER_AFTER_RUN_LOG,
           SILVER_BEFORE_CHECKPOINT_COMMIT,
           QUARANTINE_BEFORE_DECISION,
-          QUARANTINE_AFTER_DECISION);
+          QUARANTINE_AFTER_DECISION,
+          ERASE_AFTER_ERASURES,
+          ERASE_AFTER_SILVER,
+          ERASE_AFTER_BRONZE);
 
   public static final int EXIT_CODE = 137;
 
@@ -88,8 +115,7 @@ public final class CrashPoints {
       spark
           .conf()
           .set(
-              "spark.sql.streaming.checkpointFileManagerClass",
-              CrashingCheckpointFileManager.class.getName());
+              SparkSessions.CHECKPOINT_FILE_MANAGER, CrashingCheckpointFileManager.class.getName());
     }
   }
 }

@@ -11,29 +11,40 @@ import java.util.Set;
  */
 public enum ErrorKind {
   /** The pipeline file or an argument is wrong. Retrying changes nothing: fix it. */
-  CONFIGURATION(2),
+  CONFIGURATION(2, "config"),
   /** Silver rejected a batch under a {@code fail} policy, or a check refused a change. */
-  REJECTED(1),
+  REJECTED(1, "rejected"),
   /** Anything not classified: an unexpected Spark or Delta failure. A person looks at it. */
-  FAILURE(1),
+  FAILURE(1, "failed"),
   /** Not an error: {@code status} or {@code check} crossed a threshold. */
-  ALERT(3),
+  ALERT(3, "alert"),
   /**
    * Transient I/O (S3 throttling, a reset connection, an unreachable endpoint) or another writer
    * holding the pipeline's lease: the same command later is expected to succeed.
    */
-  RETRYABLE(4),
+  RETRYABLE(4, "retryable"),
   /** The run exceeded its {@code --timeout} and was stopped. */
-  TIMEOUT(5);
+  TIMEOUT(5, "timeout");
 
   private final int exitCode;
+  private final String label;
 
-  ErrorKind(int exitCode) {
+  ErrorKind(int exitCode, String label) {
     this.exitCode = exitCode;
+    this.label = label;
   }
 
   public int exitCode() {
     return exitCode;
+  }
+
+  /**
+   * The kind as a JSON report's {@code "kind"} names it ({@code rejected}, {@code failed}, {@code
+   * retryable}, {@code timeout}, {@code config}, {@code alert}): a scheduler tells a rejected batch
+   * from a crash by this, not by the exit code both share (1) or the message.
+   */
+  public String label() {
+    return label;
   }
 
   /**

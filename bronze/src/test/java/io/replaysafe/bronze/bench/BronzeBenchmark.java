@@ -37,6 +37,12 @@ import org.apache.spark.sql.types.StructType;
  * checkpoint that already hold an earlier run). Prints events/s and CPU seconds for all three, the
  * ratios (wall clock and CPU) and peak heap; the target is ratio >= 0.9 against the plain read.
  *
+ * <p>{@code --format json|parquet|avro|all} (default all): the same events as JSON lines, or
+ * converted by Spark's writer into {@link #FILES} Parquet or Avro files (with the undeclared field
+ * as a column, null where an event lacks it); the plain paths then read that format with Spark's
+ * own reader on the declared schema. With {@code all} the three formats run one after the other and
+ * a last table gives each one's ratios.
+ *
  * <p>A benchmark, not a test: it lives in test sources so it is not shipped, and {@code
  * scripts/bench-bronze} runs it. It fails (exit 1) when either table does not hold exactly N rows.
  */
@@ -107,21 +113,38 @@ public final class BronzeBenchmark {
   private final StructType schema = StructType.fromDDL(SCHEMA);
   private final Path work;
   private final boolean append;
+  private final String format;
 
   /** With {@code --append}: the input of every path's earlier, untimed run (the warm-up's). */
   private Input seed;
 
   private int tables;
 
-  BronzeBenchmark(SparkSession spark, Path work, boolean append) {
+  BronzeBenchmark(SparkSession spark, Path work, boolean append, String format) {
     this.spark = spark;
     this.work = work;
     this.append = append;
+    this.format = format;
   }
+
+  static final List<String> FORMATS = List.of("json", "parquet", "avro");
+
+  /** One format's compared figures, for the last table of {@code --format all}. */
+  record Ratios(String format, double baseline, double provenance, double cpuProvenance) {}
 
   public static void main(String[] args) throws Exception {
     boolean append = List.of(args).contains("--append");
-    String[] positional = Stream.of(args).filter(a -> !a.equals("--append")).toArray(String[]::new);
+    String formatArg =
+        Stream.of(args)
+            .filter(a -> a.startsWith("--format="))
+            .map(a -> a.substring("--format=".length()))
+            .findFirst()
+            .orElse("all");
+    List<String> formats = formatArg.equals("all") ? FORMATS : List.of(formatArg);
+    String[] positional =
+        Stream.of(args)
+            .filter(a -> !a.equals("--append") && !a.startsWith("--format="))
+            .toArray(String[]::new);
     long events;
     int rounds;
     try {
@@ -132,10 +155,12 @@ public final class BronzeBenchmark {
       events = -1;
       rounds = -1;
     }
-    if (events < FILES || rounds < 1 || positional.length > 2) {
+    if (events < FILES || rounds < 1 || positional.length > 2 || !FORMATS.containsAll(formats)) {
       System.err.printf(
           Locale.ROOT,
-          "usage: bench-bronze [--append] [EVENTS] [ROUNDS]%n  EVENTS >= %d, default %,d; ROUNDS"
+          "usage: bench-bronze [--append] [--format=json|parquet|avro|all] [EVENTS] [ROUNDS]%n"
+              + "  --format: the files' format, default all (one after the other)%n"
+              + "  EVENTS >= %d, default %,d; ROUNDS"
               + " >= 1, default %d%n  --append: every timed run appends to a table and"
               + " checkpoint that already hold an earlier run of the same path (production's"
               + " steady state) instead of writing a new table%n",
@@ -152,7 +177,34 @@ public final class BronzeBenchmark {
     int exit = 0;
     try {
       spark = SparkSessions.getOrCreate("replaysafe-bench-bronze");
-      new BronzeBenchmark(spark, work, append).run(events, rounds);
+      List<Ratios> ratios = new ArrayList<>();
+      for (String format : formats) {
+        ratios.add(
+            new BronzeBenchmark(spark, work.resolve(format), append, format).run(events, rounds));
+      }
+      if (ratios.size() > 1) {
+        System.out.println();
+        System.out.println(
+            "by format (replaysafe / plain Spark reader of the same files, events/s; target >= "
+                + TARGET_RATIO
+                + " against the same provenance columns)");
+        System.out.printf(
+            Locale.ROOT,
+            "%-8s %18s %22s %10s%n",
+            "format",
+            "vs plain schema",
+            "vs plain+provenance",
+            "CPU ratio");
+        for (Ratios r : ratios) {
+          System.out.printf(
+              Locale.ROOT,
+              "%-8s %18.3f %22.3f %10.3f%n",
+              r.format(),
+              r.baseline(),
+              r.provenance(),
+              r.cpuProvenance());
+        }
+      }
     } catch (BenchmarkFailure e) {
       System.out.println();
       System.out.println("BENCHMARK FAILED: " + e.getMessage());
@@ -166,7 +218,8 @@ public final class BronzeBenchmark {
     System.exit(exit);
   }
 
-  void run(long events, int rounds) throws Exception {
+  Ratios run(long events, int rounds) throws Exception {
+    Files.createDirectories(work);
     long started = System.nanoTime();
     Input warmUp = generate(work.resolve("warm-up"), Math.min(WARM_UP_EVENTS, events));
     Input input = generate(work.resolve("landing"), events);
@@ -220,7 +273,7 @@ public final class BronzeBenchmark {
             run.disturbed() ? "  (disturbed)" : "");
       }
     }
-    printSummary(input, rounds, runs, (System.nanoTime() - started) / 1e9);
+    return printSummary(input, rounds, runs, (System.nanoTime() - started) / 1e9);
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -294,7 +347,7 @@ public final class BronzeBenchmark {
     StreamingQuery query =
         spark
             .readStream()
-            .format("json")
+            .format(format)
             .schema(schema)
             .load(source.toString())
             .writeStream()
@@ -317,8 +370,9 @@ public final class BronzeBenchmark {
     StreamingQuery query =
         spark
             .readStream()
-            .format("json")
-            .schema(schema.add("_corrupt_record", "string"))
+            .format(format)
+            // JSON lines only: Spark's Parquet and Avro readers have no corrupt-record column.
+            .schema(format.equals("json") ? schema.add("_corrupt_record", "string") : schema)
             .load(source.toString())
             .selectExpr(
                 "*",
@@ -350,6 +404,9 @@ public final class BronzeBenchmark {
                 + "source:\n"
                 + "  path: "
                 + source
+                + "\n"
+                + "  format: "
+                + format
                 + "\n"
                 + "  schema: \""
                 + SCHEMA
@@ -433,7 +490,38 @@ public final class BronzeBenchmark {
    * #UNKNOWN_FIELD_EVERY}th event also carries {@link #UNKNOWN_FIELD}. Seeded, so every run reads
    * the same bytes.
    */
-  static Input generate(Path dir, long events) throws IOException {
+  Input generate(Path dir, long events) throws IOException {
+    if (format.equals("json")) {
+      return generateJson(dir, events);
+    }
+    Input json = generateJson(work.resolve(dir.getFileName() + "-json"), events);
+    // Spark's own writer, one file per JSON file: the undeclared field is a column of its own.
+    Path written = work.resolve(dir.getFileName() + "-written");
+    spark
+        .read()
+        .schema(schema.add(UNKNOWN_FIELD, "string"))
+        .json(json.dir().toString())
+        .repartition(FILES)
+        .write()
+        .format(format)
+        .save(written.toString());
+    Files.createDirectories(dir);
+    long bytes = 0;
+    int n = 0;
+    try (Stream<Path> files = Files.list(written)) {
+      for (Path f : files.filter(p -> p.getFileName().toString().startsWith("part-")).toList()) {
+        Path to = dir.resolve(String.format(Locale.ROOT, "events-%02d.%s", n++, format));
+        Files.move(f, to);
+        bytes += Files.size(to);
+      }
+    }
+    deleteTree(written);
+    deleteTree(json.dir());
+    check(n == FILES, "Spark wrote %d %s files, expected %d", n, format, FILES);
+    return new Input(dir, events, bytes, json.withUnknownField());
+  }
+
+  static Input generateJson(Path dir, long events) throws IOException {
     Files.createDirectories(dir);
     SplittableRandom random = new SplittableRandom(20260101L);
     long bytes = 0;
@@ -480,7 +568,7 @@ public final class BronzeBenchmark {
   // Measuring
 
   /** Wall clock, JVM CPU time, other processes' CPU and heap-pool peaks of one phase. */
-  private static final class Meter {
+  static final class Meter {
     private static final com.sun.management.OperatingSystemMXBean OS =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
 
@@ -539,9 +627,10 @@ public final class BronzeBenchmark {
     System.out.println("replaysafe bronze benchmark (issue \"Foundation and bronze\", item 7)");
     System.out.printf(
         Locale.ROOT,
-        "input:      %,d events in %d files on local disk, %,.1f MB (%.1f bytes/event)%n",
+        "input:      %,d events in %d %s files on local disk, %,.1f MB (%.1f bytes/event)%n",
         input.events(),
         FILES,
+        format.equals("json") ? "JSON-lines" : format + " (written by Spark)",
         input.bytes() / 1e6,
         (double) input.bytes() / input.events());
     System.out.printf(Locale.ROOT, "schema:     %s%n", SCHEMA);
@@ -553,11 +642,18 @@ public final class BronzeBenchmark {
         100.0 * input.withUnknownField() / input.events(),
         UNKNOWN_FIELD);
     System.out.println(
-        "baseline:   spark.readStream.format(\"json\").schema(schema) -> Delta, AvailableNow"
-            + " (6 columns)");
+        "baseline:   spark.readStream.format(\""
+            + format
+            + "\").schema(schema) -> Delta, AvailableNow (6 columns)");
     System.out.println(
-        "provenance: the same plus _corrupt_record and the 5 provenance columns from _metadata"
-            + " (12 columns, Delta's default statistics)");
+        format.equals("json")
+            ? "provenance: the same plus _corrupt_record and the 5 provenance columns from"
+                + " _metadata (12 columns, Delta's default statistics)"
+            : "provenance: the same plus the 5 provenance columns from _metadata (11 columns,"
+                + " Delta's default statistics; Spark's "
+                + format
+                + " reader has no corrupt"
+                + " record)");
     System.out.println(
         "replaysafe: BronzeIngest.execute(): rescue, _corrupt_record, provenance, metrics -> Delta,"
             + " AvailableNow (13 columns)");
@@ -598,7 +694,7 @@ public final class BronzeBenchmark {
     System.out.println();
   }
 
-  private static void printSummary(Input input, int rounds, List<Run> runs, double total) {
+  private Ratios printSummary(Input input, int rounds, List<Run> runs, double total) {
     Run baseline = best(runs, Side.BASELINE);
     Run provenance = best(runs, Side.PROVENANCE);
     Run replaysafe = best(runs, Side.REPLAYSAFE);
@@ -666,6 +762,11 @@ public final class BronzeBenchmark {
         input.withUnknownField(),
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(),
         total);
+    return new Ratios(
+        format,
+        ratio,
+        provenance.seconds() / replaysafe.seconds(),
+        provenance.cpuSeconds() / replaysafe.cpuSeconds());
   }
 
   /** The fastest round of the side, among the undisturbed ones when there are any. */

@@ -12,7 +12,10 @@ import com.fasterxml.jackson.annotation.JsonProperty;
 public record BronzeConfig(String path, String checkpoint) {
   @JsonCreator
   public static BronzeConfig of(
-      @JsonProperty("path") String path, @JsonProperty("checkpoint") String checkpoint) {
+      @Help("The bronze Delta table's location.") @JsonProperty("path") String path,
+      @Help("The bronze stream's checkpoint directory: this source's alone, never shared.")
+          @JsonProperty("checkpoint")
+          String checkpoint) {
     return new BronzeConfig(
         StoragePaths.normalize("bronze.path", path),
         StoragePaths.normalize("bronze.checkpoint", checkpoint));

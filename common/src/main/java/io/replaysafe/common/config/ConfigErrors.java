@@ -2,6 +2,7 @@ package io.replaysafe.common.config;
 
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ErrorMessages;
+import io.replaysafe.common.ReservedNames;
 import java.util.Collection;
 import java.util.List;
 
@@ -53,6 +54,23 @@ public final class ConfigErrors {
   /** The same, keeping what the parser said. */
   public static ConfigException rule(String problem, String fix, Throwable cause) {
     return new ConfigException(problem + "; " + fix, cause);
+  }
+
+  /**
+   * A column named like one replaysafe writes or reads for itself ({@link ReservedNames}): {@code
+   * "<where> declares column '<name>', a name reserved by the ingestion contract: it clashes with
+   * <clash>. Reserved names: [...]; rename it"}.
+   */
+  public static ConfigException reservedName(String where, String column, String clash) {
+    return rule(
+        where
+            + " declares column '"
+            + column
+            + "', a name reserved by the ingestion contract: it clashes with "
+            + clash
+            + ". Reserved names: "
+            + ReservedNames.describe(),
+        "rename it (a producer's field of that name then lands in the rescued-data column)");
   }
 
   /** A job's command line is wrong: {@code "Cannot start the <job> job: <problem>. Usage: ..."}. */

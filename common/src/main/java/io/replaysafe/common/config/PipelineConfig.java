@@ -2,6 +2,7 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.replaysafe.common.ReservedNames;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -15,24 +16,75 @@ import org.apache.spark.sql.types.StructType;
 
 /**
  * One pipeline file, parsed and validated: nothing downstream checks it again. Cross-field rules
- * (silver columns exist in the source schema, sequences are sortable) live here.
+ * (silver columns exist in the business schema, sequences are sortable) live here.
+ *
+ * @param businessSchema the columns silver's contract reads: the source schema, or the derived
+ *     columns when {@code silver.columns} is set
  */
 public record PipelineConfig(
     String name,
     Optional<StorageConfig> storage,
     SourceConfig source,
     BronzeConfig bronze,
-    Optional<SilverConfig> silver) {
+    Optional<SilverConfig> silver,
+    StructType businessSchema,
+    EvidenceConfig evidence,
+    TriggerConfig trigger) {
 
   @JsonCreator
   public static PipelineConfig of(
-      @JsonProperty("name") String name,
-      @JsonProperty("storage") StorageConfig storage,
-      @JsonProperty("source") SourceConfig source,
-      @JsonProperty("bronze") BronzeConfig bronze,
-      @JsonProperty("silver") SilverConfig silver) {
+      @Help(
+              "The pipeline's name: letters, digits, '_' or '-'; it names the jobs, the lease and the log lines.")
+          @JsonProperty("name")
+          String name,
+      @Help(
+              value =
+                  "Where s3a:// paths live (endpoint, region, path-style access); only needed for s3a:// paths. Credentials never go here: the AWS default provider chain supplies them.",
+              type = "section")
+          @JsonProperty("storage")
+          StorageConfig storage,
+      @Help(value = "The landing path bronze reads and its explicit schema.", type = "section")
+          @JsonProperty("source")
+          SourceConfig source,
+      @Help(value = "The bronze Delta table and its dedicated checkpoint.", type = "section")
+          @JsonProperty("bronze")
+          BronzeConfig bronze,
+      @Help(
+              value = "The silver contract and its tables; without it only bronze runs.",
+              type = "section")
+          @JsonProperty("silver")
+          SilverConfig silver,
+      @Help(
+              value =
+                  "What reports may show of a row: by default keys, sequences, hashes and files, never payload values.",
+              type = "section")
+          @JsonProperty("evidence")
+          EvidenceConfig evidence,
+      @Help(
+              value =
+                  "How the jobs are triggered: once per command (availableNow) or one long-running process (continuous); the command line's --continuous, --available-now and --interval win.",
+              type = "section")
+          @JsonProperty("trigger")
+          TriggerConfig trigger) {
+    StructType business =
+        source == null || silver == null || !silver.derives()
+            ? source == null ? null : source.schema()
+            : DerivedColumns.schema(silver.columns(), source.schema());
     return new PipelineConfig(
-        name, Optional.ofNullable(storage), source, bronze, Optional.ofNullable(silver));
+        name,
+        Optional.ofNullable(storage),
+        source,
+        bronze,
+        Optional.ofNullable(silver),
+        business,
+        evidence == null ? EvidenceConfig.DEFAULT : evidence,
+        trigger == null ? TriggerConfig.DEFAULT : trigger);
+  }
+
+  /** The same pipeline showing payload values in reports ({@code --show-values}). */
+  public PipelineConfig showingValues() {
+    return new PipelineConfig(
+        name, storage, source, bronze, silver, businessSchema, new EvidenceConfig(true), trigger);
   }
 
   public PipelineConfig {
@@ -46,7 +98,11 @@ public record PipelineConfig(
     if (bronze == null) {
       throw ConfigErrors.missing("bronze", "give bronze.path and bronze.checkpoint");
     }
-    silver.ifPresent(s -> validateSilver(s, source.schema()));
+    StructType business = businessSchema;
+    silver.ifPresent(s -> validateSilver(s, business, source.rescuedDataColumn()));
+    if (trigger == null) {
+      trigger = TriggerConfig.DEFAULT;
+    }
   }
 
   /** The silver section, or a configuration error saying the command needs one. */
@@ -57,8 +113,16 @@ public record PipelineConfig(
                 "pipeline '" + name + "' has no silver section", "add one to run silver"));
   }
 
-  /** Business columns bronze holds: the source schema's top-level columns. */
+  /**
+   * Business columns silver's contract reads: the source schema's top-level columns, or the derived
+   * columns ({@code silver.columns}) in the order written.
+   */
   public List<String> businessColumns() {
+    return Arrays.stream(businessSchema.fields()).map(StructField::name).toList();
+  }
+
+  /** Business columns bronze holds: the source schema's top-level columns. */
+  public List<String> sourceColumns() {
     return Arrays.stream(source.schema().fields()).map(StructField::name).toList();
   }
 
@@ -90,14 +154,21 @@ public record PipelineConfig(
     return chosen;
   }
 
-  private static void validateSilver(SilverConfig s, StructType schema) {
+  private static void validateSilver(SilverConfig s, StructType schema, String rescuedDataColumn) {
     List<String> known = Arrays.stream(schema.fields()).map(StructField::name).toList();
+    for (String derived : s.columns().keySet()) {
+      ReservedNames.clash(derived, rescuedDataColumn)
+          .ifPresent(
+              clash -> {
+                throw ConfigErrors.reservedName("silver.columns", derived, clash);
+              });
+    }
     for (String key : s.keys()) {
-      requireColumn("silver.keys", key, known);
+      requireColumn("silver.keys", key, known, s);
       DataType type = schema.apply(key).dataType();
       if (!(type instanceof AtomicType) || type instanceof BinaryType) {
         throw ConfigErrors.rule(
-            "silver.keys column '" + key + "' is " + type.simpleString(),
+            "silver.keys column '" + key + "'" + derivedAs(s, key) + " is " + type.simpleString(),
             "a key must be a string, number, boolean, date or timestamp column");
       }
       if (s.keyNormalization().get(key) != KeyNormalizer.NONE
@@ -115,15 +186,15 @@ public record PipelineConfig(
       }
     }
     for (String seq : s.sequenceBy()) {
-      requireColumn("silver.sequenceBy", seq, known);
+      requireColumn("silver.sequenceBy", seq, known, s);
       DataType type = schema.apply(seq).dataType();
-      if (!(type instanceof AtomicType)
-          || type instanceof BinaryType
-          || type instanceof BooleanType) {
+      if (!sortable(type)) {
         throw ConfigErrors.rule(
             "silver.sequenceBy column '"
                 + seq
-                + "' is "
+                + "'"
+                + derivedAs(s, seq)
+                + " is "
                 + type.simpleString()
                 + ", which has no meaningful order",
             "use a number, date, timestamp or string column");
@@ -137,19 +208,19 @@ public record PipelineConfig(
                 + " column that is not a key or sequence");
       }
       for (String c : s.payloadColumns()) {
-        requireColumn("silver.payloadColumns", c, known);
+        requireColumn("silver.payloadColumns", c, known, s);
       }
     }
     if (s.columnList() != null) {
-      s.columnList().forEach(c -> requireColumn("silver.columnList", c, known));
+      s.columnList().forEach(c -> requireColumn("silver.columnList", c, known, s));
     }
-    s.exceptColumnList().forEach(c -> requireColumn("silver.exceptColumnList", c, known));
+    s.exceptColumnList().forEach(c -> requireColumn("silver.exceptColumnList", c, known, s));
     if (s.trackHistoryColumnList() != null) {
       s.trackHistoryColumnList()
-          .forEach(c -> requireColumn("silver.trackHistoryColumnList", c, known));
+          .forEach(c -> requireColumn("silver.trackHistoryColumnList", c, known, s));
     }
     s.trackHistoryExceptColumnList()
-        .forEach(c -> requireColumn("silver.trackHistoryExceptColumnList", c, known));
+        .forEach(c -> requireColumn("silver.trackHistoryExceptColumnList", c, known, s));
   }
 
   /**
@@ -166,9 +237,32 @@ public record PipelineConfig(
     return candidates.stream().filter(c -> !s.trackHistoryExceptColumnList().contains(c)).toList();
   }
 
-  private static void requireColumn(String where, String column, List<String> known) {
+  /** A sequence column must order: atomic, not binary or boolean (several form a struct). */
+  private static boolean sortable(DataType type) {
+    return type instanceof AtomicType
+        && !(type instanceof BinaryType)
+        && !(type instanceof BooleanType);
+  }
+
+  /** " (derived as \"expr\")" for a derived column, for messages; "" otherwise. */
+  private static String derivedAs(SilverConfig s, String column) {
+    String expression = s.columns().get(column);
+    return expression == null ? "" : " (derived as \"" + expression + "\")";
+  }
+
+  private static void requireColumn(
+      String where, String column, List<String> known, SilverConfig s) {
     if (!known.contains(column)) {
-      throw ConfigErrors.unknownColumn(where, column, known);
+      throw s.derives()
+          ? ConfigErrors.rule(
+              where
+                  + " names column '"
+                  + column
+                  + "', which silver.columns does not derive; derived columns are "
+                  + known,
+              "with silver.columns set, the contract reads the derived columns only: derive it or"
+                  + " fix the name")
+          : ConfigErrors.unknownColumn(where, column, known);
     }
   }
 }

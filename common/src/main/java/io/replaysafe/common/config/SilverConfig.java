@@ -23,6 +23,9 @@ import java.util.regex.Pattern;
  * @param columnList null means every business column less {@code exceptColumnList}
  * @param ignoreBronzeChanges false (default): an update or delete committed to bronze, which is
  *     append-only by contract, stops silver; true: silver skips them and reads only inserts
+ * @param columns derived columns, name to Spark SQL expression over the source schema, in the order
+ *     written (see {@link DerivedColumns}); empty means silver reads bronze's columns as they are.
+ *     When set, they are silver's business columns and the source's are not
  */
 public record SilverConfig(
     String path,
@@ -45,34 +48,139 @@ public record SilverConfig(
     boolean ignoreNullUpdates,
     List<String> trackHistoryColumnList,
     List<String> trackHistoryExceptColumnList,
-    boolean ignoreBronzeChanges) {
+    boolean ignoreBronzeChanges,
+    Map<String, String> columns) {
 
   public static final int FLOAT_SCALE_DEFAULT = 6;
   public static final Duration TOMBSTONE_RETENTION_DEFAULT = Duration.ofDays(30);
 
   @JsonCreator
   public static SilverConfig of(
-      @JsonProperty("path") String path,
-      @JsonProperty("checkpoint") String checkpoint,
-      @JsonProperty("quarantinePath") String quarantinePath,
-      @JsonProperty("runsPath") String runsPath,
-      @JsonProperty("keys") List<String> keys,
-      @JsonProperty("keyNormalization") Object keyNormalization,
-      @JsonProperty("sequenceBy") List<String> sequenceBy,
-      @JsonProperty("payloadColumns") List<String> payloadColumns,
-      @JsonProperty("floatScale") Integer floatScale,
-      @JsonProperty("applyAsDeletes") String applyAsDeletes,
-      @JsonProperty("columnList") List<String> columnList,
-      @JsonProperty("exceptColumnList") List<String> exceptColumnList,
-      @JsonProperty("storedAsScdType") Integer storedAsScdType,
-      @JsonProperty("onConflict") Policy onConflict,
-      @JsonProperty("onInvalid") Policy onInvalid,
-      @JsonProperty("tombstoneRetention") String tombstoneRetention,
-      @JsonProperty("ignoreNullUpdates") Boolean ignoreNullUpdates,
-      @JsonProperty("trackHistoryColumnList") List<String> trackHistoryColumnList,
-      @JsonProperty("trackHistoryExceptColumnList") List<String> trackHistoryExceptColumnList,
-      @JsonProperty("applyAsTruncates") String applyAsTruncates,
-      @JsonProperty("ignoreBronzeChanges") Boolean ignoreBronzeChanges) {
+      @Help("The silver Delta table's location.") @JsonProperty("path") String path,
+      @Help("The silver stream's checkpoint directory: this table's alone, never shared.")
+          @JsonProperty("checkpoint")
+          String checkpoint,
+      @Help(
+              value = "The quarantine table: rejected rows with their reason and raw payload.",
+              defaultValue = "<path>_quarantine")
+          @JsonProperty("quarantinePath")
+          String quarantinePath,
+      @Help(
+              value = "The run log: one row per silver batch and per operation.",
+              defaultValue = "<path>_runs")
+          @JsonProperty("runsPath")
+          String runsPath,
+      @Help(value = "The column(s) that identify a row.", type = "list of columns")
+          @JsonProperty("keys")
+          List<String> keys,
+      @Help(
+              value =
+                  "How key values are normalised before they are compared, for all keys or per key ({code: upper_trim}).",
+              defaultValue = "none",
+              type = "none | trim | upper_trim | lower_trim | nfkc_trim, or a mapping per key")
+          @JsonProperty("keyNormalization")
+          Object keyNormalization,
+      @Help(
+              value =
+                  "The column(s) that order versions of a key, compared in order (later columns break ties).",
+              type = "list of columns")
+          @JsonProperty("sequenceBy")
+          List<String> sequenceBy,
+      @Help(
+              value =
+                  "What \"the same payload\" means: equal key and sequence with equal payload is an exact retry, with another payload a conflict.",
+              defaultValue = "every business column that is not a key or sequence",
+              type = "list of columns")
+          @JsonProperty("payloadColumns")
+          List<String> payloadColumns,
+      @Help(
+              value =
+                  "Floats, doubles and decimals are rounded to this scale before the payload is hashed.",
+              defaultValue = "6")
+          @JsonProperty("floatScale")
+          Integer floatScale,
+      @Help(
+              value = "A SQL predicate on the bronze row that makes it a delete.",
+              defaultValue = "none",
+              type = "SQL predicate")
+          @JsonProperty("applyAsDeletes")
+          String applyAsDeletes,
+      @Help(
+              value = "The business columns that land in silver (or use exceptColumnList).",
+              defaultValue = "every business column",
+              type = "list of columns")
+          @JsonProperty("columnList")
+          List<String> columnList,
+      @Help(
+              value = "Business columns kept out of silver.",
+              defaultValue = "none",
+              type = "list of columns")
+          @JsonProperty("exceptColumnList")
+          List<String> exceptColumnList,
+      @Help(
+              value = "1: current state (one row per key); 2: history (a record per version span).",
+              defaultValue = "1",
+              type = "1 | 2")
+          @JsonProperty("storedAsScdType")
+          Integer storedAsScdType,
+      @Help(
+              value =
+                  "What a conflict (same key and sequence, another payload) does: fail rejects the batch, quarantine sets the rows aside.",
+              defaultValue = "fail",
+              type = "fail | quarantine")
+          @JsonProperty("onConflict")
+          Policy onConflict,
+      @Help(
+              value =
+                  "What an invalid row (null or blank key or sequence) does: fail rejects the batch, quarantine sets it aside.",
+              defaultValue = "fail",
+              type = "fail | quarantine")
+          @JsonProperty("onInvalid")
+          Policy onInvalid,
+      @Help(
+              value = "How long a delete's tombstone keeps older inserts of its key out.",
+              defaultValue = "30 days",
+              type = "duration")
+          @JsonProperty("tombstoneRetention")
+          String tombstoneRetention,
+      @Help(
+              value = "true: a null in an update keeps the stored value of that column.",
+              defaultValue = "false")
+          @JsonProperty("ignoreNullUpdates")
+          Boolean ignoreNullUpdates,
+      @Help(
+              value =
+                  "History tables only: the columns whose change starts a new record (or use trackHistoryExceptColumnList).",
+              defaultValue = "every silver column",
+              type = "list of columns")
+          @JsonProperty("trackHistoryColumnList")
+          List<String> trackHistoryColumnList,
+      @Help(
+              value = "History tables only: columns whose change does not start a new record.",
+              defaultValue = "none",
+              type = "list of columns")
+          @JsonProperty("trackHistoryExceptColumnList")
+          List<String> trackHistoryExceptColumnList,
+      @Help(
+              value =
+                  "A SQL predicate on the bronze row that makes it a truncate of the table; current state only.",
+              defaultValue = "none",
+              type = "SQL predicate")
+          @JsonProperty("applyAsTruncates")
+          String applyAsTruncates,
+      @Help(
+              value =
+                  "true: updates and deletes committed to bronze (append-only by contract) are skipped; false: they stop silver.",
+              defaultValue = "false")
+          @JsonProperty("ignoreBronzeChanges")
+          Boolean ignoreBronzeChanges,
+      @Help(
+              value =
+                  "Derived columns: name to a Spark SQL expression over source.schema's columns (a CDC envelope's coalesce(after.id, before.id)); when set, they are the contract's business columns.",
+              defaultValue = "none",
+              type = "mapping of column to SQL expression")
+          @JsonProperty("columns")
+          LinkedHashMap<String, String> columns) {
 
     String silverPath = StoragePaths.normalize("silver.path", path);
     // An empty list is a choice left open on purpose: 'replaysafe init' drafts keys: [].
@@ -118,7 +226,8 @@ public record SilverConfig(
         trackHistoryExceptColumnList == null
             ? List.of()
             : List.copyOf(trackHistoryExceptColumnList),
-        ignoreBronzeChanges != null && ignoreBronzeChanges);
+        ignoreBronzeChanges != null && ignoreBronzeChanges,
+        DerivedColumns.parse(columns));
   }
 
   private static ConfigException unchosen(String key, String what) {
@@ -170,6 +279,43 @@ public record SilverConfig(
       if (sequenceBy.contains(key)) {
         throw ConfigErrors.rule(
             "silver column '" + key + "' is both a key and a sequence column", "it must be one");
+      }
+    }
+    refuseIdentity(
+        keys,
+        sequenceBy,
+        "exceptColumnList",
+        exceptColumnList,
+        "keys and sequence columns always land in silver, so excluding one would be ignored");
+    if (trackHistoryColumnList != null) {
+      refuseIdentity(
+          keys,
+          sequenceBy,
+          "trackHistoryColumnList",
+          trackHistoryColumnList,
+          "keys and sequence columns are never tracked as history (a new sequence alone opens no"
+              + " version), so listing one would be ignored");
+    }
+    refuseIdentity(
+        keys,
+        sequenceBy,
+        "trackHistoryExceptColumnList",
+        trackHistoryExceptColumnList,
+        "keys and sequence columns are never tracked as history, so excluding one changes nothing");
+  }
+
+  /**
+   * A column list that names a key or sequence column would be silently overridden by the contract:
+   * refused, so the file says what silver does.
+   */
+  private static void refuseIdentity(
+      List<String> keys, List<String> sequenceBy, String list, List<String> columns, String why) {
+    for (String column : columns) {
+      String role = keys.contains(column) ? "key" : sequenceBy.contains(column) ? "sequence" : null;
+      if (role != null) {
+        throw ConfigErrors.rule(
+            "silver." + list + " names '" + column + "', a " + role + " column: " + why,
+            "remove '" + column + "' from silver." + list);
       }
     }
   }
@@ -232,6 +378,11 @@ public record SilverConfig(
       case "day" -> Duration.ofDays(n);
       default -> Duration.ofDays(7 * n);
     };
+  }
+
+  /** True when silver reads derived columns ({@code silver.columns}) instead of bronze's. */
+  public boolean derives() {
+    return !columns.isEmpty();
   }
 
   /** Every key and sequence column, in declared order. */

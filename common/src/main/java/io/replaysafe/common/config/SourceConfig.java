@@ -2,12 +2,11 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.replaysafe.common.Columns;
 import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ReservedNames;
 import java.util.LinkedHashMap;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.BooleanType;
@@ -34,13 +33,17 @@ import org.apache.spark.sql.types.VariantType;
  * The landing zone bronze reads, with its explicit schema.
  *
  * @param path directory of landed files: s3a://bucket/prefix/, a local directory or a file: URI
- * @param format only {@code json} (JSON lines; .gz and other Hadoop codecs by file extension)
+ * @param format {@code json} (JSON lines; .gz and other Hadoop codecs by file extension), {@code
+ *     parquet} or {@code avro}: see {@link SourceFormat}
  * @param schema Spark DDL, e.g. {@code "order_id BIGINT, status STRING"}
  * @param rescuedDataColumn where fields that do not fit the schema are kept
  * @param schemaEvolutionMode what a field the schema does not declare does
  * @param options Auto Loader option names, see {@link SourceOptions}
  * @param maxLineBytes the longest line bronze reads, in bytes without the line break; a file with a
  *     longer line is recorded as a bad file, never truncated, skipped silently or read into memory
+ *     (JSON lines only: Parquet and Avro have no lines)
+ * @param discovery how new files are found ({@code source.discovery}, {@code source.queueUrl},
+ *     {@code source.backfillInterval})
  */
 public record SourceConfig(
     String path,
@@ -49,10 +52,11 @@ public record SourceConfig(
     String rescuedDataColumn,
     SchemaEvolutionMode schemaEvolutionMode,
     SourceOptions options,
-    long maxLineBytes) {
+    long maxLineBytes,
+    SourceDiscovery discovery) {
 
   public static final String FORMAT_DEFAULT = "json";
-  public static final String RESCUED_DATA_COLUMN_DEFAULT = "_rescued_data";
+  public static final String RESCUED_DATA_COLUMN_DEFAULT = ReservedNames.RESCUED_DATA_DEFAULT;
 
   /**
    * 128 MiB. A line of that size was measured to pass under the launcher's default heap ({@code
@@ -65,6 +69,26 @@ public record SourceConfig(
    * double in size, and no JVM array holds more than 2 GiB, whatever the heap.
    */
   public static final long MAX_LINE_BYTES_MAX = 1L << 30;
+
+  /** A listing source. */
+  public SourceConfig(
+      String path,
+      String format,
+      StructType schema,
+      String rescuedDataColumn,
+      SchemaEvolutionMode schemaEvolutionMode,
+      SourceOptions options,
+      long maxLineBytes) {
+    this(
+        path,
+        format,
+        schema,
+        rescuedDataColumn,
+        schemaEvolutionMode,
+        options,
+        maxLineBytes,
+        SourceDiscovery.LISTING);
+  }
 
   /** The same source with the default line-length limit. */
   public SourceConfig(
@@ -92,18 +116,82 @@ public record SourceConfig(
       String rescuedDataColumn,
       SchemaEvolutionMode schemaEvolutionMode,
       Map<String, Object> options) {
-    return of(path, format, schema, rescuedDataColumn, schemaEvolutionMode, options, null);
+    return of(
+        path,
+        format,
+        schema,
+        rescuedDataColumn,
+        schemaEvolutionMode,
+        options,
+        null,
+        null,
+        null,
+        null);
   }
 
   @JsonCreator
   public static SourceConfig of(
-      @JsonProperty("path") String path,
-      @JsonProperty("format") String format,
-      @JsonProperty("schema") String schema,
-      @JsonProperty("rescuedDataColumn") String rescuedDataColumn,
-      @JsonProperty("schemaEvolutionMode") SchemaEvolutionMode schemaEvolutionMode,
-      @JsonProperty("options") Map<String, Object> options,
-      @JsonProperty("maxLineBytes") Object maxLineBytes) {
+      @Help(
+              "The directory files land in: s3a://bucket/prefix/, a local directory or a file: URI; nested directories are read.")
+          @JsonProperty("path")
+          String path,
+      @Help(
+              value =
+                  "The files' format: json (JSON lines; .gz, .bz2 and other Hadoop codecs by file extension), parquet or avro (Avro needs spark-avro on plain Spark).",
+              defaultValue = "json",
+              type = "json | parquet | avro")
+          @JsonProperty("format")
+          String format,
+      @Help(
+              value = "The explicit schema in Spark DDL, e.g. \"order_id BIGINT, status STRING\".",
+              type = "Spark DDL")
+          @JsonProperty("schema")
+          String schema,
+      @Help(
+              value = "The column that keeps, as JSON, every field that does not fit the schema.",
+              defaultValue = "_rescued_data")
+          @JsonProperty("rescuedDataColumn")
+          String rescuedDataColumn,
+      @Help(
+              value =
+                  "What a field the schema does not declare does: rescue keeps it in the rescued-data column; failOnNewColumns stops the run naming it.",
+              defaultValue = "rescue",
+              type = "rescue | failOnNewColumns")
+          @JsonProperty("schemaEvolutionMode")
+          SchemaEvolutionMode schemaEvolutionMode,
+      @Help(
+              value =
+                  "Auto Loader and file-source options (maxFilesPerTrigger, maxBytesPerTrigger, maxFileAge, pathGlobFilter, cleanSource, ...): see bronze/README.md, Auto Loader options.",
+              type = "mapping")
+          @JsonProperty("options")
+          Map<String, Object> options,
+      @Help(
+              value =
+                  "The longest line bronze reads, without its line break; a file with a longer line is recorded as a bad file, never truncated.",
+              defaultValue = "128m",
+              type = "size (bytes, or with k, m, g)")
+          @JsonProperty("maxLineBytes")
+          Object maxLineBytes,
+      @Help(
+              value =
+                  "How bronze finds new files: listing lists source.path every run; notifications reads the S3 event notifications of source.queueUrl and lists only for a backfill.",
+              defaultValue = "listing",
+              type = "listing | notifications")
+          @JsonProperty("discovery")
+          String discovery,
+      @Help(
+              value =
+                  "Notification mode: the URL of the SQS queue that receives the bucket's s3:ObjectCreated:* notifications.",
+              type = "URL")
+          @JsonProperty("queueUrl")
+          String queueUrl,
+      @Help(
+              value =
+                  "Notification mode: how often a backfill listing of source.path catches files whose notification never came.",
+              defaultValue = "1 day",
+              type = "interval ('12 hours', '30 minutes', '1 week')")
+          @JsonProperty("backfillInterval")
+          Object backfillInterval) {
     if (path == null || path.isBlank()) {
       throw ConfigErrors.missing("source.path", "give the directory files land in");
     }
@@ -133,7 +221,18 @@ public record SourceConfig(
         rescuedDataColumn == null ? RESCUED_DATA_COLUMN_DEFAULT : rescuedDataColumn,
         schemaEvolutionMode == null ? SchemaEvolutionMode.RESCUE : schemaEvolutionMode,
         SourceOptions.of(raw),
-        maxLineBytes == null ? MAX_LINE_BYTES_DEFAULT : maxLineBytes(maxLineBytes));
+        maxLineBytes == null ? MAX_LINE_BYTES_DEFAULT : maxLineBytes(maxLineBytes),
+        SourceDiscovery.of(discovery, queueUrl, backfillInterval));
+  }
+
+  /** The files' format, parsed from {@code format} (which the constructor checked). */
+  public SourceFormat fileFormat() {
+    return SourceFormat.of(format);
+  }
+
+  /** True in notification mode ({@code source.discovery: notifications}). */
+  public boolean notifications() {
+    return discovery.notifications();
   }
 
   private static long maxLineBytes(Object value) {
@@ -183,29 +282,30 @@ public record SourceConfig(
   }
 
   public SourceConfig {
+    if (discovery == null) {
+      discovery = SourceDiscovery.LISTING;
+    }
     if (maxLineBytes < 1 || maxLineBytes > MAX_LINE_BYTES_MAX) {
       throw maxLineBytesOutOfRange(maxLineBytes);
     }
-    if (!FORMAT_DEFAULT.equals(format)) {
-      throw ConfigErrors.badValue(
-          "source.format", format, "is not supported", "only 'json' (JSON lines) is");
-    }
+    format = SourceFormat.of(format).key();
     if (rescuedDataColumn.isBlank()) {
       throw ConfigErrors.rule("source.rescuedDataColumn is blank", "omit it for _rescued_data");
     }
-    Set<String> reserved = new java.util.HashSet<>(Columns.PROVENANCE);
-    reserved.add(Columns.CORRUPT_RECORD);
-    reserved.add(Columns.CORRUPT_RECORD_BASE64);
-    reserved.add(rescuedDataColumn);
+    if (!rescuedDataColumn.equals(RESCUED_DATA_COLUMN_DEFAULT)) {
+      ReservedNames.clash(rescuedDataColumn)
+          .ifPresent(
+              clash -> {
+                throw ConfigErrors.reservedName(
+                    "source.rescuedDataColumn", rescuedDataColumn, clash);
+              });
+    }
     for (StructField field : schema.fields()) {
-      if (reserved.contains(field.name())) {
-        throw ConfigErrors.rule(
-            "source.schema declares column '"
-                + field.name()
-                + "', a name reserved by the ingestion contract "
-                + reserved,
-            "rename it in the schema");
-      }
+      ReservedNames.clash(field.name(), rescuedDataColumn)
+          .ifPresent(
+              clash -> {
+                throw ConfigErrors.reservedName("source.schema", field.name(), clash);
+              });
       checkSupported(field.name(), field.dataType());
     }
   }
@@ -258,8 +358,9 @@ public record SourceConfig(
     return ConfigErrors.unreadableType(name, type.sql(), why);
   }
 
+  /** The first line of a message; Spark's parse errors start with a line break. */
   static String firstLine(Throwable e) {
-    String message = String.valueOf(e.getMessage());
+    String message = String.valueOf(e.getMessage()).strip();
     int newline = message.indexOf('\n');
     return newline < 0 ? message : message.substring(0, newline);
   }

@@ -37,9 +37,10 @@ public record SourceOptions(Map<String, String> sparkOptions) {
   private static final Map<String, String> UNSUPPORTED =
       Map.of(
           "useNotifications",
-          "file notification mode needs Databricks; replaysafe lists the directory",
+          "file notification mode is set with source.discovery: notifications and"
+              + " source.queueUrl, not as an option",
           "backfillInterval",
-          "it only matters with file notifications, which replaysafe does not use",
+          "replaysafe reads it as source.backfillInterval, with source.discovery: notifications",
           "schemaLocation",
           "replaysafe always uses the explicit source.schema; no schema is inferred or stored",
           "inferColumnTypes",

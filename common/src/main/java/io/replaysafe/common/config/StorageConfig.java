@@ -19,9 +19,20 @@ public record StorageConfig(String endpoint, String region, boolean pathStyleAcc
 
   @JsonCreator
   public static StorageConfig of(
-      @JsonProperty("endpoint") String endpoint,
-      @JsonProperty("region") String region,
-      @JsonProperty("pathStyleAccess") Boolean pathStyleAccess) {
+      @Help(
+              value =
+                  "The S3 endpoint URL, e.g. http://127.0.0.1:9000 for an emulator; omit it for AWS itself.",
+              defaultValue = "AWS")
+          @JsonProperty("endpoint")
+          String endpoint,
+      @Help(value = "The signing region.", defaultValue = "us-east-1") @JsonProperty("region")
+          String region,
+      @Help(
+              value =
+                  "Path-style bucket addressing: true for emulators (the embedded endpoint, LocalStack, MinIO).",
+              defaultValue = "false")
+          @JsonProperty("pathStyleAccess")
+          Boolean pathStyleAccess) {
     return new StorageConfig(
         endpoint,
         region == null || region.isBlank() ? REGION_DEFAULT : region,

@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
 
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.spark.SqlNames;
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -29,12 +30,12 @@ public final class JsonLinesExport {
             Map.of("ignoreNullFields", "false"));
     List<Column> order = new ArrayList<>();
     orderBy.forEach(c -> order.add(SqlNames.column(c).asc_nulls_first()));
-    order.add(col("__json"));
+    order.add(col(ReservedNames.JSON));
     Iterator<Row> rows =
         table
-            .withColumn("__json", json)
+            .withColumn(ReservedNames.JSON, json)
             .orderBy(order.toArray(Column[]::new))
-            .select("__json")
+            .select(ReservedNames.JSON)
             .toLocalIterator();
     long count = 0;
     while (rows.hasNext()) {

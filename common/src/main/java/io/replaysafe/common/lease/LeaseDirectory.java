@@ -3,6 +3,7 @@ package io.replaysafe.common.lease;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.RetryableException;
+import io.replaysafe.common.io.Json;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -21,9 +22,11 @@ import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
- * Where the claims are stored: the lease directory, one JSON object per claim named {@code
- * <id>.json}, on the pipeline's own store through Hadoop's FileSystem, so one code path serves a
- * local disk and {@code s3a://}. It knows nothing of who wins; {@link PipelineLease} decides that.
+ * Where the claims are stored: the lease directory, one JSON object per claim version named {@code
+ * <id>.v<version>.json}, on the pipeline's own store through Hadoop's FileSystem, so one code path
+ * serves a local disk and {@code s3a://}. Every version is a new object, never an overwrite: a
+ * renewal can then not recreate a claim another writer deleted. It knows nothing of who wins;
+ * {@link PipelineLease} decides that.
  */
 final class LeaseDirectory {
   static final String SUFFIX = ".json";
@@ -31,7 +34,7 @@ final class LeaseDirectory {
   /** hadoop-aws 3.5's createFile option for {@code If-None-Match: *}; other stores ignore it. */
   static final String CONDITIONAL_CREATE = "fs.option.create.conditional.overwrite";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   private final FileSystem fs;
   private final Path dir;
@@ -61,11 +64,16 @@ final class LeaseDirectory {
   }
 
   Path fileOf(LeaseClaim claim) {
-    return new Path(dir, claim.id() + SUFFIX);
+    return new Path(dir, claim.id() + ".v" + claim.version() + SUFFIX);
   }
 
   /** A claim and the object it is stored in. */
-  record Stored(Path file, LeaseClaim claim) {}
+  record Stored(Path file, LeaseClaim claim) {
+    /** The object's name: what another writer watches for a change. */
+    String name() {
+      return file.getName();
+    }
+  }
 
   /** Every claim in the directory (none when it does not exist yet). */
   List<Stored> claims() {
@@ -112,8 +120,7 @@ final class LeaseDirectory {
         LeaseClaim.unreadable(
             name.substring(0, name.length() - SUFFIX.length()),
             status.getPath().toString(),
-            Instant.ofEpochMilli(status.getModificationTime()),
-            PipelineLease.configuredTtl()));
+            Instant.ofEpochMilli(status.getModificationTime())));
   }
 
   private InputStream open(FileStatus status) throws IOException {
@@ -132,34 +139,25 @@ final class LeaseDirectory {
   }
 
   /**
-   * Writes {@code claim} to {@code file}: {@code create} for a new claim (never over another one,
-   * where the store can refuse that), otherwise overwriting our own.
+   * Writes {@code claim} as a new object (never over another one, where the store can refuse that:
+   * local disk, AWS S3; the embedded endpoint overwrites, which the names' uniqueness makes moot).
    */
-  void write(Path file, LeaseClaim claim, boolean create) {
+  void create(LeaseClaim claim) {
+    Path file = fileOf(claim);
     try {
       byte[] bytes = JSON.writeValueAsBytes(claim);
-      OutputStream out;
-      if (create) {
-        FSDataOutputStreamBuilder<?, ?> builder = fs.createFile(file);
-        builder.overwrite(false).recursive();
-        builder.opt(CONDITIONAL_CREATE, true);
-        // The name is unique: S3A's probes for an existing file or directory there are waste.
-        builder.opt("fs.s3a.create.performance", true);
-        out = builder.build();
-      } else {
-        out = fs.create(file, true);
-      }
-      try (out) {
+      FSDataOutputStreamBuilder<?, ?> builder = fs.createFile(file);
+      builder.overwrite(false).recursive();
+      builder.opt(CONDITIONAL_CREATE, true);
+      // The name is unique: S3A's probes for an existing file or directory there are waste.
+      builder.opt("fs.s3a.create.performance", true);
+      try (OutputStream out = builder.build()) {
         out.write(bytes);
       }
     } catch (IOException e) {
       throw new RetryableException(
           "Cannot write the writer's lease claim " + file + ": " + e.getMessage(), e);
     }
-  }
-
-  boolean exists(Path file) throws IOException {
-    return fs.exists(file);
   }
 
   void delete(Path file) {

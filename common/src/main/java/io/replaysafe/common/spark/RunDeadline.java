@@ -105,7 +105,8 @@ public final class RunDeadline {
             + " raise --timeout.");
   }
 
-  static String describe(Duration d) {
+  /** "2 minute(s)", "1 hour(s)", "90 second(s)": a duration as the messages say it. */
+  public static String describe(Duration d) {
     long s = d.toSeconds();
     if (s % 3600 == 0) {
       return s / 3600 + " hour(s)";

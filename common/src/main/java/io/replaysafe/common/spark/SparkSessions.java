@@ -1,6 +1,8 @@
 package io.replaysafe.common.spark;
 
 import io.replaysafe.common.config.StorageConfig;
+import io.replaysafe.common.lease.FencedCheckpointFileManager;
+import io.replaysafe.common.lease.FencedLogStore;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +49,10 @@ public final class SparkSessions {
     LOCAL
   }
 
+  /** Spark's setting for the checkpoint file manager; replaysafe's is fenced by the lease. */
+  public static final String CHECKPOINT_FILE_MANAGER =
+      "spark.sql.streaming.checkpointFileManagerClass";
+
   private SparkSessions() {}
 
   /** Returns the active session, or builds one as {@link Origin} decides. */
@@ -58,15 +64,24 @@ public final class SparkSessions {
           case EXISTING -> existing.get();
           case CLUSTER -> {
             SparkSession.Builder builder = SparkSession.builder().appName(appName);
-            deltaSettings(new SparkConf()).forEach(builder::config);
+            SparkConf deployed = new SparkConf();
+            deltaSettings(deployed).forEach(builder::config);
+            fencedLogStores(deployed).forEach(builder::config);
             yield builder.getOrCreate();
           }
-          case LOCAL -> localBuilder(appName).getOrCreate();
+          case LOCAL -> {
+            SparkSession.Builder builder = localBuilder(appName);
+            fencedLogStores(new SparkConf()).forEach(builder::config);
+            yield builder.getOrCreate();
+          }
         };
     // Runtime settings the jobs rely on wherever they run: one time zone for every timestamp
     // they write, and every micro-batch's progress kept so run summaries can add them all up.
     spark.conf().set("spark.sql.session.timeZone", "UTC");
     spark.conf().set("spark.sql.streaming.numRecentProgressUpdates", "100000");
+    if (spark.conf().getOption(CHECKPOINT_FILE_MANAGER).isEmpty()) {
+      spark.conf().set(CHECKPOINT_FILE_MANAGER, FencedCheckpointFileManager.class.getName());
+    }
     io.replaysafe.common.CrashPoints.install(spark);
     String logLevel = System.getProperty("replaysafe.sparkLogLevel");
     if (logLevel != null || origin == Origin.LOCAL) {
@@ -111,6 +126,24 @@ public final class SparkSessions {
     }
     if (!conf.contains("spark.sql.catalog.spark_catalog")) {
       settings.put("spark.sql.catalog.spark_catalog", DELTA_CATALOG);
+    }
+    return settings;
+  }
+
+  /**
+   * Delta's log store for local and S3 tables with the writer's lease in front of every commit
+   * ({@link FencedLogStore}), for each scheme whose log store the deployment did not choose (a
+   * deployment with {@code S3DynamoDBLogStore} keeps it, and its commits are fenced only by the
+   * checks replaysafe makes itself). A session that exists already (a Databricks cluster's) keeps
+   * its own: these are read when the session starts.
+   */
+  static Map<String, String> fencedLogStores(SparkConf conf) {
+    Map<String, String> settings = new LinkedHashMap<>();
+    for (String scheme : new java.util.TreeSet<>(FencedLogStore.SCHEMES)) {
+      String key = "spark.delta.logStore." + scheme + ".impl";
+      if (!conf.contains(key) && !conf.contains("spark.delta.logStore.class")) {
+        settings.put(key, FencedLogStore.class.getName());
+      }
     }
     return settings;
   }

@@ -198,6 +198,37 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void triggerDefaultsToAvailableNowEveryMinuteAndTakesContinuousWithAnInterval() {
+    assertThat(ConfigLoader.parse("t", MINIMAL).trigger())
+        .isEqualTo(new TriggerConfig(TriggerConfig.Mode.AVAILABLE_NOW, Duration.ofMinutes(1)));
+    TriggerConfig continuous =
+        ConfigLoader.parse("t", MINIMAL + "trigger: {mode: continuous, interval: '10 seconds'}\n")
+            .trigger();
+    assertThat(continuous)
+        .isEqualTo(new TriggerConfig(TriggerConfig.Mode.CONTINUOUS, Duration.ofSeconds(10)));
+    assertThat(continuous.describe()).isEqualTo("continuous every 10 second(s)");
+    assertThat(ConfigLoader.parse("t", MINIMAL + "trigger: {mode: continuous}\n").trigger())
+        .isEqualTo(new TriggerConfig(TriggerConfig.Mode.CONTINUOUS, Duration.ofMinutes(1)));
+  }
+
+  @Test
+  void triggerErrorsNameTheKeyAndTheFix() {
+    assertThatThrownBy(() -> ConfigLoader.parse("p", MINIMAL + "trigger: {mode: streaming}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: trigger.mode 'streaming' is unknown; use one of [availableNow,"
+                + " continuous]");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p", MINIMAL + "trigger: {mode: continuous, interval: '0 seconds'}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: trigger.interval '0 seconds' is shorter than a second; write e.g."
+                + " '10 seconds' or '1 minute'");
+  }
+
+  @Test
   void unknownKeyIsAnErrorNamingIt() {
     assertThatThrownBy(
             () ->
@@ -270,7 +301,8 @@ class ConfigLoaderTest {
                     MINIMAL.replace("bronze:", "  options:\n    useNotifications: true\nbronze:")))
         .hasMessage(
             "Pipeline file p: source.options.useNotifications is not supported: file notification"
-                + " mode needs Databricks; replaysafe lists the directory");
+                + " mode is set with source.discovery: notifications and source.queueUrl, not as an"
+                + " option");
     assertThatThrownBy(
             () ->
                 ConfigLoader.parse(
@@ -330,5 +362,44 @@ class ConfigLoaderTest {
     assertThatThrownBy(() -> ConfigLoader.parse("t", withSchema("_corrupt_record_base64 STRING")))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("declares column '_corrupt_record_base64', a name reserved");
+  }
+
+  @Test
+  void aColumnListNamingAKeyOrSequenceColumnIsRefusedInsteadOfIgnored() {
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse("p", MINIMAL + SILVER + "  exceptColumnList: [op, order_id]\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: silver.exceptColumnList names 'order_id', a key column: keys and"
+                + " sequence columns always land in silver, so excluding one would be ignored;"
+                + " remove 'order_id' from silver.exceptColumnList");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p", MINIMAL + SILVER + "  exceptColumnList: [source_version]\n"))
+        .hasMessageStartingWith(
+            "Pipeline file p: silver.exceptColumnList names 'source_version', a sequence column");
+    String history = MINIMAL + SILVER + "  storedAsScdType: 2\n";
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p", history + "  trackHistoryColumnList: [status, source_version]\n"))
+        .hasMessage(
+            "Pipeline file p: silver.trackHistoryColumnList names 'source_version', a sequence"
+                + " column: keys and sequence columns are never tracked as history (a new sequence"
+                + " alone opens no version), so listing one would be ignored; remove"
+                + " 'source_version' from silver.trackHistoryColumnList");
+    assertThatThrownBy(
+            () -> ConfigLoader.parse("p", history + "  trackHistoryExceptColumnList: [order_id]\n"))
+        .hasMessage(
+            "Pipeline file p: silver.trackHistoryExceptColumnList names 'order_id', a key column:"
+                + " keys and sequence columns are never tracked as history, so excluding one"
+                + " changes nothing; remove 'order_id' from silver.trackHistoryExceptColumnList");
+    // A columnList that lists the key says what silver does: accepted.
+    assertThat(
+            ConfigLoader.parse("p", MINIMAL + SILVER + "  columnList: [order_id, status]\n")
+                .silverColumns())
+        .containsExactly("order_id", "source_version", "status");
   }
 }

@@ -67,6 +67,8 @@ public final class FaultyS3Proxy implements AutoCloseable {
   private final long latencyMillis;
   private final ExecutorService workers = Executors.newCachedThreadPool(daemon());
   private final AtomicLong requests = new AtomicLong();
+  private final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> kinds =
+      new java.util.concurrent.ConcurrentHashMap<>();
   private final AtomicLong slowDowns = new AtomicLong();
   private final AtomicLong resets = new AtomicLong();
   private final AtomicLong spikes = new AtomicLong();
@@ -128,6 +130,28 @@ public final class FaultyS3Proxy implements AutoCloseable {
 
   public long requests() {
     return requests.get();
+  }
+
+  /**
+   * Requests so far by kind: LIST (a GET on the bucket: ListObjects), GET, HEAD, PUT, POST, DELETE.
+   */
+  public java.util.Map<String, Long> requestsByKind() {
+    java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+    kinds.forEach((kind, n) -> counts.put(kind, n.get()));
+    return counts;
+  }
+
+  /** Forgets the counts by kind (and the total), e.g. between the runs a benchmark compares. */
+  public void resetCounts() {
+    kinds.clear();
+    requests.set(0);
+  }
+
+  private static String kind(String head, String method) {
+    String target = head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
+    String path = target.contains("?") ? target.substring(0, target.indexOf('?')) : target;
+    boolean bucketLevel = path.replaceAll("^/+|/+$", "").indexOf('/') < 0;
+    return "GET".equals(method) && bucketLevel && target.contains("?") ? "LIST" : method;
   }
 
   /** Seeded faults injected so far (not counting {@link #objectFaults()}). */
@@ -193,6 +217,9 @@ public final class FaultyS3Proxy implements AutoCloseable {
       }
       requests.incrementAndGet();
       String method = head.substring(0, head.indexOf(' '));
+      kinds
+          .computeIfAbsent(kind(head, method), k -> new java.util.concurrent.atomic.AtomicLong())
+          .incrementAndGet();
       long length = contentLength(head);
       boolean expectContinue = header(head, "expect") != null;
       OutputStream toClient = client.getOutputStream();

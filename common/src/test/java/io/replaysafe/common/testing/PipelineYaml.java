@@ -16,6 +16,16 @@ public final class PipelineYaml {
    *     indented: they are placed under {@code silver:} after its path and checkpoint
    */
   public static String local(String name, Path dir, String schema, String silverYaml) {
+    return local(name, dir, "silver", schema, silverYaml);
+  }
+
+  /**
+   * As {@link #local(String, Path, String, String)} with silver's table at {@code dir/silverName}
+   * and its checkpoint at {@code dir/checkpoints/silverName}: pipelines that differ only in their
+   * silver name share the landing directory and bronze, so several contracts read the same bronze.
+   */
+  public static String local(
+      String name, Path dir, String silverName, String schema, String silverYaml) {
     return "name: "
         + name
         + "\nsource:\n  path: "
@@ -27,9 +37,9 @@ public final class PipelineYaml {
         + "\n  checkpoint: "
         + dir.resolve("checkpoints/bronze")
         + "\nsilver:\n  path: "
-        + dir.resolve("silver")
+        + dir.resolve(silverName)
         + "\n  checkpoint: "
-        + dir.resolve("checkpoints/silver")
+        + dir.resolve("checkpoints").resolve(silverName)
         + "\n"
         + silverYaml.indent(2);
   }

@@ -2,10 +2,12 @@ package io.replaysafe.cli;
 
 import io.replaysafe.bronze.BadFiles;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.PipelineLease;
 import java.util.List;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -61,9 +63,16 @@ final class BadFilesCommand extends ExitPath.Group {
     @Override
     public Integer call() {
       PipelineConfig pipeline = config.load();
+      SparkSession spark = ReplaysafeCli.spark(pipeline, "bad-files");
+      // A decision is a write to the bad-files table, which bronze also writes.
       long n =
-          new BadFiles(pipeline, ReplaysafeCli.spark(pipeline, "bad-files"))
-              .decide(DecisionOptions.list(paths), action(), decision.by, decision.reason);
+          PipelineLease.holding(
+              pipeline,
+              spark,
+              "bad-files " + action(),
+              () ->
+                  new BadFiles(pipeline, spark)
+                      .decide(DecisionOptions.list(paths), action(), decision.by, decision.reason));
       spec.commandLine()
           .getOut()
           .println(

@@ -1,9 +1,8 @@
 package io.replaysafe.cli;
 
-import io.replaysafe.bronze.BronzeIngest;
+import io.replaysafe.bronze.BronzeBatch;
 import java.io.PrintWriter;
 import java.util.Locale;
-import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQueryListener;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
@@ -36,18 +35,18 @@ final class BatchProgress extends StreamingQueryListener implements AutoCloseabl
     String name = p.name() == null ? "" : p.name();
     double seconds = p.batchDuration() / 1000.0;
     if (name.startsWith(BRONZE_QUERY)) {
-      Row metrics = p.observedMetrics().get(BronzeIngest.METRICS);
-      if (metrics == null || metrics.getLong(0) == 0 && p.numInputRows() == 0) {
-        return null;
-      }
-      return String.format(
-          Locale.ROOT,
-          "bronze %s: batch %d: %d file(s), %d row(s), %.1f s",
-          name.substring(BRONZE_QUERY.length()),
-          p.batchId(),
-          metrics.getInt(3),
-          metrics.getLong(0),
-          seconds);
+      return BronzeBatch.of(p)
+          .map(
+              batch ->
+                  String.format(
+                      Locale.ROOT,
+                      "bronze %s: batch %d: %d file(s), %d row(s), %.1f s",
+                      name.substring(BRONZE_QUERY.length()),
+                      batch.batchId(),
+                      batch.files(),
+                      batch.rows(),
+                      seconds))
+          .orElse(null);
     }
     if (name.startsWith(SILVER_QUERY)) {
       if (p.numInputRows() == 0) {

@@ -4,7 +4,10 @@ import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.bronze.RescuePromotion;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.TriggerConfig;
 import io.replaysafe.common.lease.PipelineLease;
+import io.replaysafe.jobs.PipelineRun.Layer;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
@@ -13,7 +16,9 @@ import picocli.CommandLine.Option;
 
 @Command(
     name = "bronze",
-    description = "Run the bronze job once (availableNow): ingest new files into the bronze table.")
+    description =
+        "Run the bronze job: ingest new files into the bronze table, once (availableNow) or"
+            + " with --continuous until stopped.")
 final class BronzeCommand implements Callable<Integer> {
   @Mixin JobOptions job;
 
@@ -31,14 +36,20 @@ final class BronzeCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = job.config.load();
+    TriggerConfig trigger = job.continuous.trigger(pipeline);
+    if (trigger.continuous() && !promoteRescued) {
+      return new ContinuousRunner(job, json, "bronze").run(pipeline, trigger, Set.of(Layer.BRONZE));
+    }
     SparkSession spark = ReplaysafeCli.spark(pipeline, "bronze");
     if (promoteRescued) {
-      // It rewrites bronze rows: no bronze run may append meanwhile.
-      try (PipelineLease lease =
-          PipelineLease.acquire(pipeline, spark, "bronze --promote-rescued")) {
-        RescuePromotion.Result promoted = RescuePromotion.from(pipeline, spark).execute();
-        job.out().println(json ? promoted.toJson() : promoted.summary());
-      }
+      // It rewrites bronze rows: no bronze run may append meanwhile, and its commit is fenced.
+      RescuePromotion.Result promoted =
+          PipelineLease.holding(
+              pipeline,
+              spark,
+              "bronze --promote-rescued",
+              () -> RescuePromotion.from(pipeline, spark).execute());
+      job.out().println(json ? promoted.toJson() : promoted.summary());
       return ReplaysafeCli.EXIT_OK;
     }
     BronzeResult result =

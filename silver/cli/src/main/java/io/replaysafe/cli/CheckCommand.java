@@ -70,10 +70,9 @@ final class CheckCommand implements Callable<Integer> {
       c.sample().forEach(s -> out.println("  " + s));
     }
     out.flush();
-    boolean refused = o.constraints().stream().anyMatch(c -> c.state().startsWith("refused"));
     return o.clean()
         ? ReplaysafeCli.EXIT_OK
-        : refused ? ErrorKind.REJECTED.exitCode() : ReplaysafeCli.EXIT_ALERT;
+        : o.refused() ? ErrorKind.REJECTED.exitCode() : ReplaysafeCli.EXIT_ALERT;
   }
 
   /** The {@code --constraint NAME=PREDICATE} values by name, in the order given. */

@@ -14,7 +14,16 @@ final class ConfigOption {
       description = "The pipeline file (YAML).")
   Path file;
 
+  @Option(
+      names = "--show-values",
+      description =
+          "Show payload values (cut to a short prefix) in reports and messages, as"
+              + " evidence.showValues: true does: for a development pipeline only. By default"
+              + " they name rows by file and hash.")
+  boolean showValues;
+
   PipelineConfig load() {
-    return ConfigLoader.load(file);
+    PipelineConfig pipeline = ConfigLoader.load(file);
+    return showValues ? pipeline.showingValues() : pipeline;
   }
 }

@@ -1,9 +1,9 @@
 package io.replaysafe.cli;
 
-import io.replaysafe.cli.PipelineDraft.Candidate;
-import io.replaysafe.cli.PipelineDraft.Draft;
 import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.config.StoragePaths;
+import io.replaysafe.jobs.PipelineDraft.Draft;
+import io.replaysafe.silver.draft.Candidate;
 import java.util.List;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;

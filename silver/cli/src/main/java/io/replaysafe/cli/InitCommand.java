@@ -4,6 +4,8 @@ import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.jobs.PipelineDraft;
+import io.replaysafe.silver.draft.Candidate;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -107,7 +109,7 @@ final class InitCommand implements Callable<Integer> {
             PipelineDraft.SAMPLE_BYTES_DEFAULT);
     try {
       Files.writeString(
-          file, draft.toYaml(), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
+          file, DraftYaml.of(draft), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
     } catch (FileAlreadyExistsException e) {
       throw new ConfigException("Cannot write the draft to " + file + ": the file exists", e);
     } catch (IOException e) {
@@ -138,7 +140,7 @@ final class InitCommand implements Callable<Integer> {
     return ReplaysafeCli.EXIT_OK;
   }
 
-  private static String names(java.util.List<PipelineDraft.Candidate> candidates) {
+  private static String names(java.util.List<Candidate> candidates) {
     return candidates.isEmpty()
         ? "none"
         : String.join(", ", candidates.stream().map(c -> String.join("+", c.columns())).toList());

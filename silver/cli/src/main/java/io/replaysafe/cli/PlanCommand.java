@@ -1,6 +1,7 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.jobs.DryRun;
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -27,7 +28,7 @@ final class PlanCommand implements Callable<Integer> {
       description =
           "Parse at most N of the pending files (the first ones bronze takes), and no more than"
               + " 64 MiB beyond the first file (default: ${DEFAULT-VALUE}).")
-  int sampleFiles = Plan.SAMPLE_FILES_DEFAULT;
+  int sampleFiles = DryRun.SAMPLE_FILES_DEFAULT;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
@@ -35,14 +36,14 @@ final class PlanCommand implements Callable<Integer> {
   public Integer call() {
     ReplaysafeCli.requireAtLeastOne(spec, "--sample", sampleFiles);
     PipelineConfig pipeline = config.load();
-    Plan.Result plan =
-        Plan.of(
+    DryRun.Result plan =
+        DryRun.of(
             ReplaysafeCli.spark(pipeline, "plan"),
             pipeline,
             sampleFiles,
-            Plan.SAMPLE_BYTES_DEFAULT);
+            DryRun.SAMPLE_BYTES_DEFAULT);
     PrintWriter out = spec.commandLine().getOut();
-    out.println(json ? plan.toJson() : plan.toText());
+    out.println(json ? PlanReport.json(plan) : PlanReport.text(plan));
     out.flush();
     return plan.clean() ? ReplaysafeCli.EXIT_OK : ReplaysafeCli.EXIT_ALERT;
   }

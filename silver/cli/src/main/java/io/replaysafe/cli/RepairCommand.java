@@ -5,12 +5,10 @@ import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.silver.ops.KeySelection;
 import io.replaysafe.silver.ops.Repair;
 import java.io.PrintWriter;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /** {@code replaysafe repair}: recomputes named keys from their bronze history. */
@@ -22,21 +20,14 @@ import picocli.CommandLine.Spec;
 final class RepairCommand implements Callable<Integer> {
   @Mixin ConfigOption config;
 
-  @Option(
-      names = "--keys",
-      paramLabel = "K1,K2",
-      description = "Keys as reports print them (several key columns: v1/v2).")
-  String keys;
-
-  @Option(names = "--keys-file", paramLabel = "FILE", description = "One key per line.")
-  Path keysFile;
+  @Mixin KeysOption keys;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Override
   public Integer call() {
     PipelineConfig pipeline = config.load();
-    KeySelection selection = KeySelection.of(keys, keysFile);
+    KeySelection selection = keys.selection();
     SparkSession spark = ReplaysafeCli.spark(pipeline, "repair");
     Repair.Outcome outcome =
         PipelineLease.holding(

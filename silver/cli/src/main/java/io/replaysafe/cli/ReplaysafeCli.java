@@ -34,11 +34,14 @@ import picocli.CommandLine.Command;
       RehearseCommand.class,
       RepairCommand.class,
       ReconcileCommand.class,
+      EraseCommand.class,
+      MaintainCommand.class,
       CheckCommand.class,
       StatusCommand.class,
       QuarantineCommand.class,
       BadFilesCommand.class,
-      CommandLine.HelpCommand.class
+      FilesCommand.class,
+      HelpCommand.class
     })
 public final class ReplaysafeCli implements Runnable {
   public static final int EXIT_OK = 0;

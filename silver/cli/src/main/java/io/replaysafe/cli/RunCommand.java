@@ -2,13 +2,16 @@ package io.replaysafe.cli;
 
 import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.TriggerConfig;
 import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.jobs.JobReport;
 import io.replaysafe.jobs.PipelineRun;
+import io.replaysafe.jobs.PipelineRun.Layer;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
@@ -23,9 +26,10 @@ import picocli.CommandLine.Option;
 @Command(
     name = "run",
     description =
-        "The scheduled job: bronze then silver, each availableNow. Prints one line (or one JSON"
-            + " object) on stdout. Exit 1 when silver rejects a batch or a job fails, 2 on a"
-            + " configuration error.")
+        "The scheduled job: bronze then silver, each availableNow; or with --continuous both"
+            + " running in this process until stopped. Prints one line (or one JSON object) on"
+            + " stdout when it ends. Exit 1 when silver rejects a batch or a job fails, 2 on a"
+            + " configuration error, 4 when another writer holds the pipeline.")
 final class RunCommand implements Callable<Integer> {
   @Mixin JobOptions job;
 
@@ -35,6 +39,13 @@ final class RunCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = job.config.load();
+    TriggerConfig trigger = job.continuous.trigger(pipeline);
+    if (trigger.continuous()) {
+      // Silver must exist in the file before bronze moves, as for a scheduled run.
+      pipeline.requireSilver();
+      return new ContinuousRunner(job, json, "run")
+          .run(pipeline, trigger, Set.of(Layer.BRONZE, Layer.SILVER));
+    }
     PrintWriter out = job.out();
     PrintWriter err = job.err();
     SparkSession spark = ReplaysafeCli.spark(pipeline, "run");
@@ -48,7 +59,7 @@ final class RunCommand implements Callable<Integer> {
         outcome = job.timeout.bound(spark, run::execute);
         if (outcome.succeeded()) {
           // A lease lost mid-run (expired, taken over) means another writer may have written too.
-          lease.checkHeld();
+          lease.checkStillHeld();
         }
       } catch (RuntimeException e) {
         outcome = new PipelineRun.Outcome(null, null, null, e);

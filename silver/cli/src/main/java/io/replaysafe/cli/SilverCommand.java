@@ -1,9 +1,12 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.TriggerConfig;
+import io.replaysafe.jobs.PipelineRun.Layer;
 import io.replaysafe.silver.SilverJob;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
@@ -13,7 +16,8 @@ import picocli.CommandLine.Option;
 @Command(
     name = "silver",
     description =
-        "Run the silver job once (availableNow): apply new bronze rows under the contract.")
+        "Run the silver job: apply new bronze rows under the contract, once (availableNow) or"
+            + " with --continuous until stopped.")
 final class SilverCommand implements Callable<Integer> {
   @Mixin JobOptions job;
 
@@ -23,6 +27,10 @@ final class SilverCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     PipelineConfig pipeline = job.config.load();
+    TriggerConfig trigger = job.continuous.trigger(pipeline);
+    if (trigger.continuous()) {
+      return new ContinuousRunner(job, json, "silver").run(pipeline, trigger, Set.of(Layer.SILVER));
+    }
     SparkSession spark = ReplaysafeCli.spark(pipeline, "silver");
     SilverResult result =
         job.runHoldingLease(

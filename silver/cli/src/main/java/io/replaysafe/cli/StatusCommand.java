@@ -1,17 +1,23 @@
 package io.replaysafe.cli;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.bronze.BadFiles;
+import io.replaysafe.bronze.NotificationQueue;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
+import io.replaysafe.common.io.Json;
+import io.replaysafe.common.lease.LeaseClaim;
+import io.replaysafe.common.lease.PipelineLease;
 import io.replaysafe.silver.ops.Status;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
+import org.apache.spark.sql.SparkSession;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -23,7 +29,7 @@ import picocli.CommandLine.Spec;
     name = "status",
     description =
         "Source freshness, files not ingested, bronze versions not yet in silver, the last"
-            + " runs, open quarantine. With --max-lag, exit 3 when input waits longer.")
+            + " runs, open quarantine, who writes now (a continuous run) and the freshness lag. With --max-lag, exit 3 when input waits longer.")
 final class StatusCommand implements Callable<Integer> {
   @Mixin ConfigOption config;
 
@@ -45,9 +51,16 @@ final class StatusCommand implements Callable<Integer> {
     PipelineConfig pipeline = config.load();
     // "2 hours", "30 minutes": the same words the pipeline file's durations use.
     Duration lag = maxLag == null ? null : SilverConfig.parseDuration("--max-lag", maxLag);
-    Status.Report r =
-        new Status(pipeline, ReplaysafeCli.spark(pipeline, "status"))
-            .execute(lag, root.clock().instant());
+    SparkSession spark = ReplaysafeCli.spark(pipeline, "status");
+    Instant now = root.clock().instant();
+    Status.Report r = new Status(pipeline, spark).execute(lag, now);
+    // Who writes now: a continuous run holds the lease for as long as it runs.
+    List<LeaseClaim> writers =
+        PipelineLease.holders(pipeline, spark.sparkContext().hadoopConfiguration());
+    Double freshnessLag =
+        r.oldestPending() == null
+            ? null
+            : Duration.between(r.oldestPending(), now).toMillis() / 1000.0;
     // Files bronze skipped as unreadable alert until someone retries or dismisses them.
     Map<String, String> badFiles =
         new BadFiles(pipeline, ReplaysafeCli.spark(pipeline, "status")).open();
@@ -60,14 +73,45 @@ final class StatusCommand implements Callable<Integer> {
                     + " ("
                     + error
                     + "): see 'replaysafe bad-files list'"));
+    // Notification mode: the notifications waiting on the queue (Auto Loader's
+    // approximateQueueSize).
+    OptionalLong queue = NotificationQueue.approximateSize(pipeline);
     PrintWriter out = spec.commandLine().getOut();
     if (json) {
       Map<String, Object> report = asMap(r);
+      queue.ifPresent(n -> report.put("notificationQueueDepth", n));
+      report.put("writers", writers.stream().map(StatusCommand::writer).toList());
+      report.put("freshnessLagSeconds", freshnessLag);
       report.put("unreadableFiles", badFiles);
       report.put("alerts", alerts);
-      out.println(new ObjectMapper().findAndRegisterModules().writeValueAsString(report));
+      out.println(Json.mapper().copy().findAndRegisterModules().writeValueAsString(report));
     } else {
+      queue.ifPresent(
+          n ->
+              out.println(
+                  "notification queue: " + n + " message(s) waiting (approximateQueueSize)"));
       printText(out, r, badFiles, alerts);
+      out.println(
+          "writer: "
+              + (writers.isEmpty()
+                  ? "none"
+                  : String.join(
+                      "; ",
+                      writers.stream()
+                          .map(
+                              w ->
+                                  "'"
+                                      + w.command()
+                                      + "' on host "
+                                      + w.host()
+                                      + ", pid "
+                                      + w.pid()
+                                      + ", since "
+                                      + w.since())
+                          .toList())));
+      out.println(
+          "freshness lag: "
+              + (freshnessLag == null ? "none (nothing waiting)" : freshnessLag + " s"));
     }
     out.flush();
     return alerts.isEmpty() ? ReplaysafeCli.EXIT_OK : ReplaysafeCli.EXIT_ALERT;
@@ -103,6 +147,16 @@ final class StatusCommand implements Callable<Integer> {
     }
     out.println("unreadable files: " + (badFiles.isEmpty() ? "none" : badFiles.keySet()));
     alerts.forEach(a -> out.println("ALERT: " + a));
+  }
+
+  private static Map<String, Object> writer(LeaseClaim claim) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("command", claim.command());
+    m.put("continuous", claim.command().endsWith(" --continuous"));
+    m.put("host", claim.host());
+    m.put("pid", claim.pid());
+    m.put("since", claim.since());
+    return m;
   }
 
   private static Map<String, Object> asMap(Status.Report r) {

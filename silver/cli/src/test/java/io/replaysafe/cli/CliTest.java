@@ -149,7 +149,7 @@ class CliTest extends SparkTestBase {
             "{\"pipeline\":\"orders\",\"status\":\"failed\",\"bronze\":{\"layer\":\"bronze\","
                 + "\"pipeline\":\"orders\",\"batches\":1,\"files\":1,\"rows\":2,")
         .contains(
-            "\"silver\":null,\"failedLayer\":\"silver\",\"exitCode\":1,\"error\":\"Cannot"
+            "\"silver\":null,\"failedLayer\":\"silver\",\"exitCode\":1,\"kind\":\"rejected\",\"error\":\"Cannot"
                 + " merge batch 0 into silver "
                 + dir.resolve("silver")
                 + ": onConflict is fail and the same key and sequence carry different payloads.")

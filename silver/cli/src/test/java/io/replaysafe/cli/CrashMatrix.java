@@ -140,6 +140,23 @@ final class CrashMatrix {
 
   /** {@code replaysafe ARGS} in a child JVM with the crash point armed; returns its exit code. */
   static int runChild(Pipeline p, List<String> args, String point, Path log) throws Exception {
+    Process process =
+        startChild(List.of("-D" + CrashPoints.PROPERTY + "=" + point), Map.of(), args, log);
+    if (!process.waitFor(10, TimeUnit.MINUTES)) {
+      process.destroyForcibly().waitFor();
+      throw new IllegalStateException("the child did not stop within 10 minutes; log: " + log);
+    }
+    return process.exitValue();
+  }
+
+  /**
+   * Starts {@code replaysafe ARGS} in a child JVM with this JVM's module flags and the tests' Spark
+   * settings, plus {@code properties} ({@code -Dk=v}) and {@code environment}; stdout and stderr go
+   * to {@code log}.
+   */
+  static Process startChild(
+      List<String> properties, Map<String, String> environment, List<String> args, Path log)
+      throws IOException {
     List<String> command = new ArrayList<>();
     command.add(
         ProcessHandle.current()
@@ -160,7 +177,7 @@ final class CrashMatrix {
     command.add("-Dspark.sql.codegen.wholeStage=false");
     command.add("-Dspark.sql.codegen.factoryMode=NO_CODEGEN");
     command.add("-Dreplaysafe.sparkLogLevel=ERROR");
-    command.add("-D" + CrashPoints.PROPERTY + "=" + point);
+    command.addAll(properties);
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add("io.replaysafe.cli.Main");
@@ -168,22 +185,28 @@ final class CrashMatrix {
     ProcessBuilder builder =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     builder.environment().putIfAbsent("SPARK_LOCAL_IP", "127.0.0.1");
-    Process process = builder.start();
-    if (!process.waitFor(10, TimeUnit.MINUTES)) {
-      process.destroyForcibly().waitFor();
-      throw new IllegalStateException("the child did not stop within 10 minutes; log: " + log);
-    }
-    return process.exitValue();
+    builder.environment().putAll(environment);
+    return builder.start();
   }
 
   /**
-   * Every table of the pipeline as sorted JSON lines, without what differs between two runs by
-   * design: run ids, timestamps, the temporary directory, and the quarantine id (a hash that
-   * includes bronze's ingestion time).
+   * Every table of the pipeline (and bronze's file state) as sorted JSON lines, without what
+   * differs between two runs by design: run ids, timestamps, the temporary directory, and the
+   * quarantine id (a hash that includes bronze's ingestion time).
    */
   static Map<String, List<String>> tables(Pipeline p) {
     Map<String, List<String>> tables = new LinkedHashMap<>();
     tables.put("bronze", read(p, "bronze", "ingested_at", "source_file_mtime", "source_file_size"));
+    // Which file went into which batch, and that it is ingested: the file state's own decisions.
+    tables.put(
+        "file state",
+        read(
+            p,
+            "checkpoints/bronze/file_state",
+            "discovered_at",
+            "committed_at",
+            "modification_time",
+            "size"));
     tables.put("silver", read(p, "silver", "__applied_at"));
     tables.put("tombstones", read(p, "silver_tombstones", "__deleted_at"));
     tables.put("events", read(p, "silver_events", "__applied_at"));
@@ -192,6 +215,11 @@ final class CrashMatrix {
         "quarantine",
         read(p, "silver_quarantine", "quarantine_id", "quarantined_at", "run_id", "decided_at"));
     tables.put("runs", read(p, "silver_runs", "run_id", "started_at", "seconds"));
+    // An erase that died after recording its keys records them again on the rerun: the same key
+    // at the same sequence, which is what decides.
+    tables.put(
+        "erasures",
+        read(p, "bronze_erasures", "request_id", "erased_at").stream().distinct().toList());
     return tables;
   }
 

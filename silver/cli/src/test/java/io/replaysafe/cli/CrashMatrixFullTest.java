@@ -25,8 +25,10 @@ class CrashMatrixFullTest extends SparkTestBase {
     String delivery = "delivery 2";
     Stream<Arguments> currentState =
         Stream.of(
+                CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN,
                 CrashPoints.BRONZE_MID_WRITE,
                 CrashPoints.BRONZE_BEFORE_CHECKPOINT_COMMIT,
+                CrashPoints.BRONZE_AFTER_FILE_STATE_COMMIT,
                 CrashPoints.BRONZE_AFTER_CHECKPOINT_COMMIT,
                 CrashPoints.SILVER_AFTER_QUARANTINE,
                 CrashPoints.SILVER_AFTER_TRUNCATE_WATERMARK,
@@ -53,7 +55,11 @@ class CrashMatrixFullTest extends SparkTestBase {
             Arguments.of(scd1, "reconcile", CrashPoints.SILVER_AFTER_MERGE),
             Arguments.of(scd1, "reconcile", CrashPoints.SILVER_AFTER_TOMBSTONE_MERGE),
             Arguments.of(scd1, "repair", CrashPoints.SILVER_AFTER_RUN_LOG),
-            Arguments.of(scd2, "discard", CrashPoints.QUARANTINE_AFTER_DECISION));
+            Arguments.of(scd2, "discard", CrashPoints.QUARANTINE_AFTER_DECISION),
+            Arguments.of(scd1, "erase", CrashPoints.ERASE_AFTER_ERASURES),
+            Arguments.of(scd1, "erase", CrashPoints.ERASE_AFTER_SILVER),
+            Arguments.of(scd1, "erase", CrashPoints.ERASE_AFTER_BRONZE),
+            Arguments.of(scd2, "erase", CrashPoints.ERASE_AFTER_SILVER));
     // -Dreplaysafe.crashMatrix.only=REGEX keeps the cases whose name (scenario, step, point) it
     // finds, e.g. 'quarantine-after-decision|bronze-' to rerun the cases that failed.
     java.util.regex.Pattern only =

@@ -18,7 +18,8 @@ import org.apache.spark.sql.SparkSession;
  * The crash matrix's two scenarios. The second delivery reaches every silver write of a batch at
  * once: an update, an older version, a delete, an in-batch conflict, a conflict with the stored
  * version, an insert, a revived key, an exact retry, invalid and malformed rows, and (current state
- * only) a truncate. The operations that follow write too: release, discard, reconcile, repair.
+ * only) a truncate. The operations that follow write too: release, discard, reconcile, repair,
+ * erase (then deliveries of the erased key, older and newer).
  */
 final class CrashScenarios {
   static final String SCD1 = "scd1";
@@ -107,6 +108,18 @@ final class CrashScenarios {
               List.of(),
               p -> List.of("repair", "--config", p.file().toString(), "--keys", "1,2")));
     }
+    steps.add(
+        new Step(
+            "erase",
+            List.of(),
+            p -> List.of("erase", "--config", p.file().toString(), "--keys", "7", "--by", "dpo")));
+    // An older event of the erased key, then a newer one: ignored, then applied.
+    steps.add(
+        new Step(
+            "delivery 4",
+            List.of(orders(7, 9, "Late"), orders(5, 2, "Paid")),
+            CrashScenarios::run));
+    steps.add(new Step("delivery 5", List.of(orders(7, 40, "Returned")), CrashScenarios::run));
     return steps;
   }
 

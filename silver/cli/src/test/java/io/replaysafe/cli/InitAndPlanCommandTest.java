@@ -198,20 +198,27 @@ class InitAndPlanCommandTest extends SparkTestBase {
     assertThat(sample.get("files").toString()).isEqualTo("[\"" + a + "\",\"" + b + "\"]");
     assertThat(sample.get("rows").asLong()).isEqualTo(9);
     assertThat(sample.get("rescuedRows").asLong()).isEqualTo(3);
+    // Examples name rows by hash, not by their values (evidence.showValues is off).
     assertThat(sample.get("rescuedByField").toString())
         .isEqualTo(
             "{\"Status\":{\"rows\":1,\"examples\":[{\"file\":\""
                 + b
-                + "\",\"text\":\"{\\\"Status\\\":\\\"x\\\"}\"}]},"
+                + "\",\"text\":\""
+                + shown("{\"Status\":\"x\"}")
+                + "\"}]},"
                 + "\"extra\":{\"rows\":1,\"examples\":[{\"file\":\""
                 + a
-                + "\",\"text\":\"{\\\"extra\\\":true}\"}]},"
+                + "\",\"text\":\""
+                + shown("{\"extra\":true}")
+                + "\"}]},"
                 + "\"source_version\":{\"rows\":1,\"examples\":[{\"file\":\""
                 + a
-                + "\",\"text\":\"{\\\"source_version\\\":\\\"x\\\"}\"}]}}");
+                + "\",\"text\":\""
+                + shown("{\"source_version\":\"x\"}")
+                + "\"}]}}");
     assertThat(sample.get("corruptRows").asLong()).isEqualTo(1);
     assertThat(sample.get("corruptExamples").toString())
-        .isEqualTo("[{\"file\":\"" + a + "\",\"text\":\"not json\"}]");
+        .isEqualTo("[{\"file\":\"" + a + "\",\"text\":\"" + shown("not json") + "\"}]");
     JsonNode silver = json.get("silver");
     assertThat(silver.get("rows").asLong()).isEqualTo(9);
     assertThat(silver.get("invalidRows").asLong()).isEqualTo(3);
@@ -220,21 +227,29 @@ class InitAndPlanCommandTest extends SparkTestBase {
             "{\"INVALID_CORRUPT_RECORD\":{\"rows\":1,\"examples\":[\"the line is not a JSON"
                 + " object in "
                 + a
-                + ": {\\\"order_id\\\":null,\\\"source_version\\\":null,\\\"status\\\":null,"
-                + "\\\"_rescued_data\\\":null,\\\"_corrupt_record\\\":\\\"not json\\\"}\"]},"
+                + " ("
+                + shown(
+                    "{\"order_id\":null,\"source_version\":null,\"status\":null,"
+                        + "\"_rescued_data\":null,\"_corrupt_record\":\"not json\"}")
+                + ")\"]},"
                 + "\"INVALID_NULL_KEY\":{\"rows\":1,\"examples\":[\"key column 'order_id' is null"
                 + " (missing or not convertible) in "
                 + b
-                + ": {\\\"order_id\\\":null,\\\"source_version\\\":1,\\\"status\\\":\\\"n\\\","
-                + "\\\"_rescued_data\\\":null,\\\"_corrupt_record\\\":null}\"]},"
+                + " ("
+                + shown(
+                    "{\"order_id\":null,\"source_version\":1,\"status\":\"n\","
+                        + "\"_rescued_data\":null,\"_corrupt_record\":null}")
+                + ")\"]},"
                 + "\"INVALID_NULL_SEQUENCE\":{\"rows\":1,\"examples\":[\"sequence column"
                 + " 'source_version' is null in "
                 + a
-                + ": {\\\"order_id\\\":3,\\\"source_version\\\":null,\\\"status\\\":\\\"new\\\","
-                + "\\\"_rescued_data\\\":\\\"{\\\\\\\"source_version\\\\\\\":\\\\\\\"x\\\\\\\","
-                + "\\\\\\\"_file_path\\\\\\\":\\\\\\\""
-                + a
-                + "\\\\\\\"}\\\",\\\"_corrupt_record\\\":null}\"]}}");
+                + " ("
+                + shown(
+                    "{\"order_id\":3,\"source_version\":null,\"status\":\"new\","
+                        + "\"_rescued_data\":\"{\\\"source_version\\\":\\\"x\\\",\\\"_file_path\\\":\\\""
+                        + a
+                        + "\\\"}\",\"_corrupt_record\":null}")
+                + ")\"]}}");
     assertThat(silver.get("exactRetries").asLong()).isEqualTo(1);
     assertThat(silver.get("conflicts").asLong()).isEqualTo(1);
     assertThat(silver.get("conflictExamples").size()).isEqualTo(1);
@@ -251,10 +266,12 @@ class InitAndPlanCommandTest extends SparkTestBase {
             "sample: 2 file(s), 9 row(s) parsed as bronze parses them\n"
                 + "  rows with rescued data: 3\n"
                 + "    Status: 1 row(s)\n"
-                + "      {\"Status\":\"x\"} in "
+                + "      "
+                + shown("{\"Status\":\"x\"}")
+                + " in "
                 + b
                 + "\n",
-            "  corrupt rows: 1\n      not json in " + a + "\n",
+            "  corrupt rows: 1\n      " + shown("not json") + " in " + a + "\n",
             "  invalid rows: 3 (onInvalid: quarantine)\n",
             "  exact retries: 1 row(s) (collapsed into one, not an error)\n",
             "  conflicts: 1 key/sequence pair(s) (onConflict: fail)\n")
@@ -393,5 +410,9 @@ class InitAndPlanCommandTest extends SparkTestBase {
       }
     }
     return entries;
+  }
+
+  private static String shown(String payload) {
+    return io.replaysafe.common.config.EvidenceConfig.DEFAULT.show(payload);
   }
 }

@@ -24,6 +24,11 @@ import software.amazon.awssdk.services.s3.S3Client;
 public final class SecretsCanaryScript {
   private SecretsCanaryScript() {}
 
+  /**
+   * The repository's root, for scripts/spark-submit.sh (the child runs in a temporary directory).
+   */
+  static final String REPO_ROOT = "replaysafe.repoRoot";
+
   public static void main(String[] args) throws Exception {
     Path work = Path.of(args[0]);
     String canary = System.getenv("AWS_SECRET_ACCESS_KEY");
@@ -149,6 +154,8 @@ public final class SecretsCanaryScript {
           "--source-keys",
           keys.toString(),
           "--apply");
+      cli(work, summary, "erase", "erase", "--config", g, "--keys", "1", "--by", "t");
+      cli(work, summary, "erase-json", "erase", "--config", g, "--keys", "2", "--json");
       // Failing ones.
       for (Path bad : List.of(wrongKey, wrongShape, inUrl, badYaml)) {
         String name = bad.getFileName().toString().replace(".yaml", "");
@@ -174,6 +181,16 @@ public final class SecretsCanaryScript {
           "3 minutes");
       job(work, summary, "cluster-bronze", ClusterJob.BRONZE, "--config", g, "--json");
       job(work, summary, "cluster-silver", ClusterJob.SILVER, "--config", g, "--json");
+      personalData(work, summary, s3, storage);
+      sparkSubmit(
+          work,
+          summary,
+          "spark-submit-cluster-mode",
+          "--master",
+          "yarn",
+          "--deploy-mode",
+          "cluster");
+      sparkSubmit(work, summary, "spark-submit-kubernetes", "--master", "k8s://https://api:6443");
 
       // Every object in the store, tables, checkpoints and logs included, as files.
       for (String bucket : List.of("landing", "lake")) {
@@ -189,6 +206,88 @@ public final class SecretsCanaryScript {
     }
     Files.write(work.resolve("summary.txt"), summary);
     System.exit(0);
+  }
+
+  /**
+   * The personal-data canary ({@code PERSONAL_DATA_CANARY} in the environment) in a valid row, an
+   * invalid row, a conflicting row, a rescued field and a corrupt line of a pipeline that rejects
+   * invalid rows and conflicts: every command's output names those rows without the value.
+   */
+  private static void personalData(Path work, List<String> summary, S3Client s3, String storage)
+      throws Exception {
+    String marker = System.getenv("PERSONAL_DATA_CANARY");
+    s3.putObject(
+        b -> b.bucket("landing").key("pii/a.json"),
+        RequestBody.fromString(
+            "{\"id\":1,\"v\":1,\"name\":\""
+                + marker
+                + "\"}\n"
+                + "{\"id\":null,\"v\":1,\"name\":\""
+                + marker
+                + "\"}\n"
+                + "{\"id\":2,\"v\":1,\"name\":\"a "
+                + marker
+                + "\"}\n"
+                + "{\"id\":2,\"v\":1,\"name\":\"b "
+                + marker
+                + "\"}\n"
+                + "{\"id\":3,\"v\":1,\"name\":\"c\",\"note\":\""
+                + marker
+                + "\"}\n"
+                + "not json "
+                + marker
+                + "\n"));
+    Path pii =
+        write(
+            work,
+            "pii.yaml",
+            "name: pii\n"
+                + storage
+                + "source:\n  path: s3a://landing/pii/\n  schema: \"id BIGINT, v BIGINT, name"
+                + " STRING\"\n"
+                + "bronze:\n  path: s3a://lake/pii/bronze\n  checkpoint: s3a://lake/pii/_ck/bronze\n"
+                + "silver:\n  path: s3a://lake/pii/silver\n  checkpoint: s3a://lake/pii/_ck/silver\n"
+                + "  keys: [id]\n  sequenceBy: [v]\n");
+    String p = pii.toString();
+    cli(work, summary, "pii-plan", "plan", "--config", p, "--json");
+    cli(work, summary, "pii-plan-text", "plan", "--config", p);
+    cli(work, summary, "pii-run", "run", "--config", p, "--json");
+    cli(work, summary, "pii-silver", "silver", "--config", p);
+    cli(work, summary, "pii-status", "status", "--config", p, "--json");
+    cli(work, summary, "pii-status-text", "status", "--config", p);
+    cli(work, summary, "pii-export-runs", "export", "--config", p, "--layer", "runs");
+    job(work, summary, "pii-cluster-silver", ClusterJob.SILVER, "--config", p, "--json");
+  }
+
+  /**
+   * scripts/spark-submit.sh forwarding this process's AWS variables (the canary) with {@code
+   * options}, through a stand-in Spark installation whose spark-submit would record everything it
+   * was given in spark-home/submitted.txt.
+   */
+  private static void sparkSubmit(Path work, List<String> summary, String name, String... options)
+      throws Exception {
+    Path home = work.resolve("spark-home");
+    Path submit = Files.createDirectories(home.resolve("bin")).resolve("spark-submit");
+    Files.createDirectories(home.resolve("jars"));
+    Files.writeString(home.resolve("jars/delta-spark_2.13-4.4.0.jar"), "");
+    Files.writeString(home.resolve("jars/hadoop-aws-3.5.0.jar"), "");
+    Files.writeString(
+        submit,
+        "#!/usr/bin/env bash\n{ echo \"$@\"; env; } > \"" + home.resolve("submitted.txt") + "\"\n");
+    submit.toFile().setExecutable(true);
+    Path jar = Files.writeString(work.resolve("cluster.jar"), "");
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty(REPO_ROOT), "scripts", "spark-submit.sh").toString());
+    command.addAll(List.of(options));
+    command.addAll(List.of("silver", "--config", "p.yaml"));
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .redirectOutput(work.resolve(name + ".out").toFile())
+            .redirectError(work.resolve(name + ".err").toFile());
+    builder.environment().put("SPARK_HOME", home.toString());
+    builder.environment().put("REPLAYSAFE_CLUSTER_JAR", jar.toString());
+    builder.environment().put("REPLAYSAFE_FORWARD_AWS_ENV", "1");
+    summary.add(name + " " + builder.start().waitFor());
   }
 
   private static Path write(Path work, String name, String text) throws Exception {

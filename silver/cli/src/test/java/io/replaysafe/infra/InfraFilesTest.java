@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
  * pipeline, the scripts' permissions. (The Databricks bundle is checked against the built jar by
  * DatabricksBundleIT.)
  */
-class InfraFilesTest {
-  static Path root() {
+public class InfraFilesTest {
+  public static Path root() {
     for (Path dir = Path.of("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
       if (Files.isDirectory(dir.resolve("infra"))
           && Files.isRegularFile(dir.resolve("pom.xml"))

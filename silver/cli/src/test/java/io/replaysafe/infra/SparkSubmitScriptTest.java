@@ -102,6 +102,53 @@ class SparkSubmitScriptTest {
     assertThat(lines).doesNotContain("ARG " + own, "ARG --load-spark-defaults");
   }
 
+  /**
+   * Cluster deploy mode, however it is asked for, and Kubernetes: forwarding would put the
+   * credentials on the driver's command line or in pod specs, so the script refuses before
+   * spark-submit runs, and says why and what to use instead without printing any value.
+   */
+  @Test
+  void forwardingIsRefusedWhereSparkWouldPutTheCredentialsOnAProcessLineOrInASpec()
+      throws Exception {
+    Path props =
+        Files.writeString(dir.resolve("cluster.conf"), "spark.submit.deployMode  cluster\n");
+    List<List<String>> cluster =
+        List.of(
+            List.of("--master", "spark://h:7077", "--deploy-mode", "cluster"),
+            List.of("--master", "yarn", "--deploy-mode=cluster"),
+            List.of("--master", "yarn", "--conf", "spark.submit.deployMode=cluster"),
+            List.of("--master", "yarn", "--properties-file", props.toString()));
+    for (List<String> options : cluster) {
+      String log = refused(options);
+      assertThat(log)
+          .as(options.toString())
+          .contains(
+              "spark-submit.sh: REPLAYSAFE_FORWARD_AWS_ENV=1 refused: in cluster deploy mode Spark"
+                  + " starts the driver's JVM on a cluster node with every setting,"
+                  + " spark.executorEnv.* included, as a -D option of its command line, which ps"
+                  + " shows to every user of that node. Nothing was submitted.");
+    }
+    assertThat(refused(List.of("--master", "k8s://https://api:6443", "--deploy-mode", "client")))
+        .contains(
+            "refused: on Kubernetes Spark writes spark.executorEnv.* into the executor pods'"
+                + " specs, which anyone who may read pods sees. Nothing was submitted. Give the"
+                + " cluster its own credentials instead: an instance role or IAM role for service"
+                + " accounts (EKS), a Kubernetes secret");
+    // Client mode elsewhere still forwards (the first test), and no refusal names a value.
+    assertThat(run(List.of("--master", "yarn", "--deploy-mode", "client", "bronze"))).isEqualTo(3);
+  }
+
+  private String refused(List<String> options) throws Exception {
+    List<String> args = new ArrayList<>(options);
+    args.addAll(List.of("silver", "--config", "p.yaml"));
+    Files.deleteIfExists(record);
+    assertThat(start(args)).as(options.toString()).isEqualTo(2);
+    assertThat(record).as("spark-submit never ran").doesNotExist();
+    String log = Files.readString(dir.resolve("script.log"));
+    assertThat(log).doesNotContain("wJalr").doesNotContain("AKIDEXAMPLE");
+    return log;
+  }
+
   private String fileOf(List<String> lines) {
     return lines.stream()
         .filter(l -> l.startsWith("FILE "))
@@ -119,6 +166,12 @@ class SparkSubmitScriptTest {
   }
 
   private int run(List<String> args) throws Exception {
+    int exit = start(args);
+    assertThat(record).as(Files.readString(dir.resolve("script.log"))).exists();
+    return exit;
+  }
+
+  private int start(List<String> args) throws Exception {
     List<String> command = new ArrayList<>();
     command.add(InfraFilesTest.root().resolve("scripts/spark-submit.sh").toString());
     command.addAll(args);
@@ -139,7 +192,6 @@ class SparkSubmitScriptTest {
       process.destroyForcibly();
       throw new AssertionError("spark-submit.sh did not end within a minute");
     }
-    assertThat(record).as(Files.readString(dir.resolve("script.log"))).exists();
     return process.exitValue();
   }
 }

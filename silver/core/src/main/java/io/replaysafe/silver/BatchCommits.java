@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.CommitTags;
+import io.replaysafe.common.io.Hashing;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -49,16 +50,10 @@ public final class BatchCommits {
 
   /** A short, stable fingerprint of a set of names (order and duplicates ignored). */
   public static String fingerprint(java.util.Collection<String> items) {
-    try {
-      java.security.MessageDigest sha = java.security.MessageDigest.getInstance("SHA-256");
-      byte[] digest =
-          sha.digest(
-              String.join("\n", new java.util.TreeSet<>(items))
-                  .getBytes(java.nio.charset.StandardCharsets.UTF_8));
-      return java.util.HexFormat.of().formatHex(digest, 0, 8);
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
-    }
+    return Hashing.sha256Hex(
+        String.join("\n", new java.util.TreeSet<>(items))
+            .getBytes(java.nio.charset.StandardCharsets.UTF_8),
+        16);
   }
 
   public String tag() {

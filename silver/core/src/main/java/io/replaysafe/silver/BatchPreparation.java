@@ -8,12 +8,15 @@ import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
 import static io.replaysafe.silver.SilverContract.SEQ;
 import static io.replaysafe.silver.SilverContract.q;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.concat;
 import static org.apache.spark.sql.functions.count;
+import static org.apache.spark.sql.functions.isnan;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.row_number;
 import static org.apache.spark.sql.functions.when;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -21,6 +24,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.expressions.Window;
+import org.apache.spark.sql.functions;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StringType;
@@ -32,28 +36,41 @@ import org.apache.spark.sql.types.StringType;
  */
 public final class BatchPreparation {
   /** Working columns added to the batch. */
-  static final String INVALID_REASON = "__invalid_reason";
+  static final String INVALID_REASON = ReservedNames.INVALID_REASON;
 
-  static final String INVALID_MESSAGE = "__invalid_message";
-  public static final String KEY_DISPLAY = "__key_display";
-  static final String SEQ_DISPLAY = "__seq_display";
+  /** The reason of a NaN or infinite sequence: it has no place in any order of versions. */
+  public static final String NOT_ORDERABLE = "INVALID_SEQUENCE_NOT_ORDERABLE";
+
+  static final String INVALID_MESSAGE = ReservedNames.INVALID_MESSAGE;
+  public static final String KEY_DISPLAY = ReservedNames.KEY_DISPLAY;
+  static final String SEQ_DISPLAY = ReservedNames.SEQ_DISPLAY;
 
   /**
    * Optional input column: true on a row whose conflict with the stored version at the same
    * sequence is waived, because a person decided it wins (a quarantine release, a reconcile
    * delete). Absent on bronze rows, which never carry it.
    */
-  public static final String WAIVED = "__waived";
+  public static final String WAIVED = ReservedNames.WAIVED;
+
+  /**
+   * True on a Kafka tombstone: a line that is the JSON literal {@code null}, which a Kafka Connect
+   * S3 sink writes for a record without a value ({@code behavior.on.null.values=write}; Debezium
+   * sends one after each delete, for log compaction). Bronze keeps it (as {@code _corrupt_record});
+   * silver counts it and ignores it: it carries no key, no sequence and no data, so it is not
+   * invalid.
+   */
+  public static final String KAFKA_TOMBSTONE = "__kafka_tombstone";
 
   /** Optional input column: true on a row that is a delete whatever {@code applyAsDeletes} says. */
-  public static final String FORCE_DELETE = "__force_delete";
+  public static final String FORCE_DELETE = ReservedNames.FORCE_DELETE;
 
   private BatchPreparation() {}
 
   /**
-   * Step 2 and 3: keeps the raw key and raw payload for reports, replaces each key column with its
-   * normalised value (the one column used for grouping, conflicts and the MERGE), and adds the
-   * sequence struct, the payload hash and the delete flag.
+   * Step 2 and 3: derives the contract's columns ({@link SilverContract#derive}), keeps the raw key
+   * and raw payload for reports, replaces each key column with its normalised value (the one column
+   * used for grouping, conflicts and the MERGE), and adds the sequence struct, the payload hash and
+   * the delete flag.
    */
   public static Dataset<Row> identity(Dataset<Row> bronze, SilverContract contract) {
     List<String> columns = List.of(bronze.columns());
@@ -64,15 +81,16 @@ public final class BatchPreparation {
     if (!columns.contains(WAIVED)) {
       bronze = bronze.withColumn(WAIVED, lit(false));
     }
-    List<String> rawColumns = new ArrayList<>(contract.pipeline().businessColumns());
-    rawColumns.add(contract.pipeline().source().rescuedDataColumn());
-    rawColumns.add(Columns.CORRUPT_RECORD);
     Dataset<Row> withRaw =
-        bronze
+        contract
+            .derive(bronze)
             .withColumn(RAW_KEY, SilverContract.json(contract.keys()))
-            .withColumn(RAW_PAYLOAD, SilverContract.json(rawColumns))
             .withColumn(PAYLOAD_HASH, contract.payloadHash())
-            .withColumn(IS_DELETE, isDelete);
+            .withColumn(IS_DELETE, isDelete)
+            .withColumn(
+                KAFKA_TOMBSTONE,
+                functions.coalesce(
+                    functions.trim(col(Columns.CORRUPT_RECORD)).equalTo("null"), lit(false)));
     for (String key : contract.keys()) {
       withRaw = withRaw.withColumn(key, contract.normalizedKey(key));
     }
@@ -88,13 +106,34 @@ public final class BatchPreparation {
 
   /**
    * Step 1: adds the reason a row is invalid (null when valid). Keys must be non-null and, for
-   * strings, non-blank after normalisation; sequences non-null and, when integral, non-negative;
-   * rows bronze kept as {@code _corrupt_record} are invalid.
+   * strings, non-blank after normalisation; sequences non-null, when integral non-negative, when
+   * floating-point neither NaN nor infinite; rows bronze kept as {@code _corrupt_record} are
+   * invalid, except Kafka tombstones ({@link #KAFKA_TOMBSTONE}), which are never invalid and never
+   * valid events.
    */
   public static Dataset<Row> validate(Dataset<Row> prepared, SilverContract contract) {
     Column reason = lit(null).cast(DataTypes.StringType);
     Column message = lit(null).cast(DataTypes.StringType);
     // Later rules take precedence in when-chains, so list them from least to most fundamental.
+    for (String seq : contract.sequenceBy()) {
+      DataType type = prepared.schema().apply(seq).dataType();
+      if (type == DataTypes.DoubleType || type == DataTypes.FloatType) {
+        // NaN sorts above every number in Spark, so a stored NaN would make every later version
+        // of its key "older" forever; an infinity is no source's real position either.
+        Column value = col(q(seq)).cast(DataTypes.DoubleType);
+        Column unorderable =
+            isnan(value).or(value.isin(Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY));
+        reason = when(unorderable, lit(NOT_ORDERABLE)).otherwise(reason);
+        message =
+            when(
+                    unorderable,
+                    concat(
+                        lit("sequence column '" + seq + "' is "),
+                        value.cast(DataTypes.StringType),
+                        lit(", which has no order")))
+                .otherwise(message);
+      }
+    }
     for (String seq : contract.sequenceBy()) {
       DataType type = prepared.schema().apply(seq).dataType();
       if (isIntegral(type)) {
@@ -124,7 +163,15 @@ public final class BatchPreparation {
     Column corrupt = col(Columns.CORRUPT_RECORD).isNotNull();
     reason = when(corrupt, lit("INVALID_CORRUPT_RECORD")).otherwise(reason);
     message = when(corrupt, lit("the line is not a JSON object")).otherwise(message);
+    Column tombstone = col(KAFKA_TOMBSTONE);
+    reason = when(tombstone, lit(null).cast(DataTypes.StringType)).otherwise(reason);
+    message = when(tombstone, lit(null).cast(DataTypes.StringType)).otherwise(message);
     return prepared.withColumn(INVALID_REASON, reason).withColumn(INVALID_MESSAGE, message);
+  }
+
+  /** Rows that are events: valid, and not a Kafka tombstone. */
+  static Column isValidEvent() {
+    return col(INVALID_REASON).isNull().and(functions.not(col(KAFKA_TOMBSTONE)));
   }
 
   private static boolean isIntegral(DataType type) {
@@ -151,9 +198,9 @@ public final class BatchPreparation {
                 col(Columns.SOURCE_FILE).asc_nulls_last(),
                 col(RAW_PAYLOAD).asc_nulls_last());
     return valid
-        .withColumn("__copy", row_number().over(window))
-        .where(col("__copy").equalTo(1))
-        .drop("__copy");
+        .withColumn(ReservedNames.RANK, row_number().over(window))
+        .where(col(ReservedNames.RANK).equalTo(1))
+        .drop(ReservedNames.RANK);
   }
 
   /** Step 5: (key, sequence) pairs that carry more than one payload in the batch. */
@@ -163,9 +210,9 @@ public final class BatchPreparation {
     group.add(col(SEQ));
     return collapsed
         .groupBy(group.toArray(Column[]::new))
-        .agg(count(lit(1)).as("__payloads"))
-        .where(col("__payloads").gt(1))
-        .drop("__payloads");
+        .agg(count(lit(1)).as(ReservedNames.COUNT))
+        .where(col(ReservedNames.COUNT).gt(1))
+        .drop(ReservedNames.COUNT);
   }
 
   /** Step 7: the highest sequence per key (SCD type 1 keeps only the latest state). */
@@ -174,8 +221,8 @@ public final class BatchPreparation {
         Window.partitionBy(contract.keys().stream().map(k -> col(q(k))).toArray(Column[]::new))
             .orderBy(col(SEQ).desc());
     return clean
-        .withColumn("__rank", row_number().over(window))
-        .where(col("__rank").equalTo(1))
-        .drop("__rank");
+        .withColumn(ReservedNames.RANK, row_number().over(window))
+        .where(col(ReservedNames.RANK).equalTo(1))
+        .drop(ReservedNames.RANK);
   }
 }

@@ -1,6 +1,7 @@
 package io.replaysafe.silver;
 
 import com.fasterxml.jackson.annotation.JsonIgnore;
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.SerializerProvider;
@@ -29,6 +30,8 @@ import org.apache.spark.sql.types.StructType;
  * @param ruleVersion the contract's rule version the batch ran with (run log only)
  * @param startedAt when the batch started (run log only)
  * @param message why a rejected batch was rejected, or null (run log only)
+ * @param tombstoneRecords Kafka tombstones ({@code null} lines) counted and ignored: not invalid,
+ *     not events (in the JSON when not zero, and the summary; the run log's columns are fixed)
  */
 @JsonPropertyOrder({
   "runId",
@@ -38,6 +41,7 @@ import org.apache.spark.sql.types.StructType;
   "bronzeVersionMax",
   "inputRows",
   "invalid",
+  "tombstoneRecords",
   "exactRetries",
   "distinctKeys",
   "conflictsInBatch",
@@ -73,7 +77,8 @@ public record BatchReport(
     List<Note> notes,
     @JsonIgnore String ruleVersion,
     @JsonIgnore Timestamp startedAt,
-    @JsonIgnore String message) {
+    @JsonIgnore String message,
+    @JsonInclude(JsonInclude.Include.NON_DEFAULT) long tombstoneRecords) {
 
   public BatchReport {
     notes = List.copyOf(notes);
@@ -82,12 +87,13 @@ public record BatchReport(
   public String summary() {
     return String.format(
         Locale.ROOT,
-        "batch %d: %d row(s) in, %d invalid, %d exact retr%s collapsed, %d key(s), conflicts %d in"
+        "batch %d: %d row(s) in, %d invalid%s, %d exact retr%s collapsed, %d key(s), conflicts %d in"
             + " batch / %d with target, %d older version(s) ignored, %d superseded in batch;"
             + " inserted %d, updated %d, deleted %d, quarantined %d; %.1f s",
         batchId,
         inputRows,
         invalid,
+        tombstones(tombstoneRecords),
         exactRetries,
         exactRetries == 1 ? "y" : "ies",
         distinctKeys,
@@ -100,6 +106,16 @@ public record BatchReport(
         deleted,
         quarantined,
         seconds);
+  }
+
+  /**
+   * ", 2 Kafka tombstone record(s) ignored" after the invalid count, or nothing when there were
+   * none: a feed without them prints what it always printed.
+   */
+  static String tombstones(long tombstoneRecords) {
+    return tombstoneRecords == 0
+        ? ""
+        : String.format(Locale.ROOT, ", %d Kafka tombstone record(s) ignored", tombstoneRecords);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.replaysafe.silver;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.sum;
 
+import io.replaysafe.common.ReservedNames;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -48,7 +49,10 @@ record Conflicts(
         part(collapsed, 0)
             .unionByName(part(inBatch, 1))
             .unionByName(part(withTarget, 2))
-            .agg(sum("__rows"), sum("__in_batch"), sum("__with_target"))
+            .agg(
+                sum(ReservedNames.ROWS),
+                sum(ReservedNames.IN_BATCH),
+                sum(ReservedNames.WITH_TARGET))
             .first();
     long collapsedCount = counts.isNullAt(0) ? 0 : counts.getLong(0);
     long inBatchCount = counts.isNullAt(1) ? 0 : counts.getLong(1);
@@ -79,9 +83,9 @@ record Conflicts(
   /** One counted row per row of {@code rows}, in column {@code part} of the three counts. */
   private static Dataset<Row> part(Dataset<Row> rows, int part) {
     return rows.select(
-        lit(part).as("__part"),
-        lit(part == 0 ? 1L : 0L).as("__rows"),
-        lit(part == 1 ? 1L : 0L).as("__in_batch"),
-        lit(part == 2 ? 1L : 0L).as("__with_target"));
+        lit(part).as(ReservedNames.PART),
+        lit(part == 0 ? 1L : 0L).as(ReservedNames.ROWS),
+        lit(part == 1 ? 1L : 0L).as(ReservedNames.IN_BATCH),
+        lit(part == 2 ? 1L : 0L).as(ReservedNames.WITH_TARGET));
   }
 }

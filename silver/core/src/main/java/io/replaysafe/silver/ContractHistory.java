@@ -9,6 +9,7 @@ import io.delta.tables.DeltaTable;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaChange;
 import io.replaysafe.common.config.SilverConfig;
+import io.replaysafe.common.io.Json;
 import io.replaysafe.common.spark.DeltaTables;
 import java.sql.Timestamp;
 import java.util.ArrayList;
@@ -35,7 +36,7 @@ import org.apache.spark.sql.types.StructType;
  * were made with it). The payload hash carries across versions by {@link HashRule}.
  */
 public final class ContractHistory {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   public static final StructType SCHEMA =
       new StructType()
@@ -135,7 +136,7 @@ public final class ContractHistory {
   public static Resolved resolve(SparkSession spark, PipelineConfig pipeline) {
     List<Version> history = read(spark, pipeline);
     SilverConfig s = pipeline.requireSilver();
-    StructType schema = pipeline.source().schema();
+    StructType schema = recordedSchema(pipeline);
     if (history.isEmpty()) {
       SilverContract contract = new SilverContract(pipeline);
       return new Resolved(
@@ -155,6 +156,19 @@ public final class ContractHistory {
     Map<String, String> normalization = normalization(s);
     refuseIdentityChange(where, "silver.keyNormalization", last.keyNormalization(), normalization);
     refuseIdentityChange(where, "silver.sequenceBy", last.sequenceBy(), s.sequenceBy());
+    StructType before = StructType.fromDDL(last.sourceSchema());
+    Map<String, String> expressionChanges = new LinkedHashMap<>();
+    for (String c : pipeline.businessColumns()) {
+      String was = expression(before, c);
+      String now = expression(schema, c);
+      if (was != null && !was.equals(now)) {
+        if (s.identityColumns().contains(c)) {
+          refuseIdentityChange(where, "silver.columns." + c, was, now);
+        }
+        expressionChanges.put(
+            c, "derived column '" + c + "' changed from \"" + was + "\" to \"" + now + "\"");
+      }
+    }
     if (last.storedAsScdType() != s.storedAsScdType()) {
       throw SilverErrors.contractChange(
           "change silver.storedAsScdType of "
@@ -180,7 +194,6 @@ public final class ContractHistory {
           "the column would stay in the table with values nobody maintains",
           "Keep it, or write silver anew (new silver.path and silver.checkpoint)");
     }
-    StructType before = StructType.fromDDL(last.sourceSchema());
     List<SchemaChange> schemaChanges = SchemaChange.between(before, schema);
     List<SchemaChange> refused = SchemaChange.incompatible(schemaChanges);
     if (!refused.isEmpty()) {
@@ -192,6 +205,7 @@ public final class ContractHistory {
         new SilverContract(pipeline, rule, last.version() + 1, earlierRules(history, rule));
     List<String> changes = new ArrayList<>();
     schemaChanges.forEach(c -> changes.add("source " + c.describe()));
+    changes.addAll(expressionChanges.values());
     contract.payloadColumns().stream()
         .filter(c -> !last.payloadColumns().contains(c))
         .forEach(c -> changes.add("payload column '" + c + "' added"));
@@ -248,6 +262,32 @@ public final class ContractHistory {
         contract.silverColumns(),
         contract.hashRule(),
         changes);
+  }
+
+  /**
+   * The schema a version records: the contract's business columns, each derived one with its
+   * expression as the column's comment, so that the history says what every version derived and an
+   * expression's change is found without a column more in the history table.
+   */
+  static StructType recordedSchema(PipelineConfig pipeline) {
+    Map<String, String> derived = pipeline.requireSilver().columns();
+    StructType result = new StructType();
+    for (org.apache.spark.sql.types.StructField f : pipeline.businessSchema().fields()) {
+      result = result.add(derived.containsKey(f.name()) ? f.withComment(derived.get(f.name())) : f);
+    }
+    return result;
+  }
+
+  /**
+   * What {@code column} of a recorded schema was derived as: its expression, or, for a column taken
+   * from bronze as it is, its own name; null when the schema has no such column.
+   */
+  private static String expression(StructType recorded, String column) {
+    if (!java.util.Arrays.asList(recorded.fieldNames()).contains(column)) {
+      return null;
+    }
+    scala.Option<String> comment = recorded.apply(column).getComment();
+    return comment.isDefined() ? comment.get() : column;
   }
 
   /** The hash rules of recorded versions that differ from {@code current}, by version. */

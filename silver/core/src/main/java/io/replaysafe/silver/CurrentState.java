@@ -50,6 +50,7 @@ final class CurrentState implements TargetTable {
   public Applied apply(PreparedBatch batch, Conflicts conflicts, Dataset<Row> clean) {
     List<Note> notes = new ArrayList<>();
     long olderThanTruncate = 0;
+    Dataset<Row> state = conflicts.storedState();
     if (truncates.enabled()) {
       Row watermark = truncates.apply(batch.truncates(), tables);
       if (batch.truncateCount() > 0) {
@@ -58,12 +59,16 @@ final class CurrentState implements TargetTable {
       Dataset<Row> kept = truncates.notOlderThan(clean, watermark);
       olderThanTruncate = clean.count() - kept.count();
       clean = kept;
+      state = truncates.storedNotOlderThan(state, watermark);
     }
-    Dataset<Row> latest = BatchPreparation.latestPerKey(clean, contract);
+    Dataset<Row> latest =
+        contract.silver().ignoreNullUpdates()
+            ? NullUpdates.latestPerKey(clean, state, contract)
+            : BatchPreparation.latestPerKey(clean, contract);
     Plan plan =
         Plan.of(
             spark,
-            MergePlan.classify(latest, conflicts.storedState(), contract),
+            MergePlan.classify(latest, state, contract),
             conflicts.collapsedCount(),
             SilverBatchProcessor.MAX_NOTES);
     notes.addAll(plan.notes());

@@ -16,6 +16,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.replaysafe.common.io.Json;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,7 @@ import org.apache.spark.sql.types.StructType;
  * @param floatScale the scale floats, doubles and decimals are rounded to before hashing
  */
 public record HashRule(List<Entry> entries, int floatScale) {
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   /** One payload column: its type when it joined the payload, and whether it joined later. */
   public record Entry(String column, DataType type, boolean optional) {}

@@ -45,6 +45,10 @@ final class History implements TargetTable {
         .select(columns.toArray(Column[]::new));
   }
 
+  /**
+   * A waived row (a quarantine release) is no conflict: it replaces the stored event at its
+   * sequence ({@link HistoryWriter}), and the key's history is rebuilt with it in its place.
+   */
   @Override
   public Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> storedState) {
     return collapsed
@@ -55,7 +59,8 @@ final class History implements TargetTable {
                 .and(
                     contract
                         .comparableHash(MergePlan.T_HASH_VERSION)
-                        .notEqual(col(MergePlan.T_HASH))));
+                        .notEqual(col(MergePlan.T_HASH)))
+                .and(org.apache.spark.sql.functions.not(col(BatchPreparation.WAIVED))));
   }
 
   @Override

@@ -3,8 +3,6 @@ package io.replaysafe.silver;
 import static io.replaysafe.silver.SilverContract.APPLIED_AT;
 import static io.replaysafe.silver.SilverContract.BRONZE_VERSION;
 import static io.replaysafe.silver.SilverContract.COMMIT_VERSION;
-import static io.replaysafe.silver.SilverContract.END_AT;
-import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
 import static io.replaysafe.silver.SilverContract.SEQ;
 import static io.replaysafe.silver.SilverContract.START_AT;
 import static io.replaysafe.silver.SilverContract.STORED_SOURCE_FILE;
@@ -13,10 +11,13 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.ReservedNames;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import org.apache.spark.api.java.function.MapFunction;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -33,7 +34,7 @@ import org.apache.spark.sql.types.StructType;
  * key of the batch from its stored events whether or not any event was new.
  */
 public final class HistoryWriter {
-  private static final String OP = "__op";
+  private static final String OP = ReservedNames.HISTORY_OP;
 
   private final SilverTables tables;
   private final SilverContract contract;
@@ -50,12 +51,24 @@ public final class HistoryWriter {
   public Applied apply(Dataset<Row> clean, Dataset<Row> stored) {
     List<String> keys = contract.keys();
     // Events already stored (same key and sequence; a different payload was a conflict) are exact
-    // retries of the history: they add nothing.
-    Dataset<Row> storedIds = stored.select(keysAnd(col(MergePlan.T_SEQ).as(SEQ)));
+    // retries of the history: they add nothing. A waived row with another payload (a quarantine
+    // release) replaces the stored event at its sequence.
+    List<Column> storedColumns = new ArrayList<>(List.of(MergePlan.cols(keys)));
+    storedColumns.add(col(MergePlan.T_SEQ).as(SEQ));
+    storedColumns.add(col(MergePlan.T_HASH));
+    storedColumns.add(col(MergePlan.T_HASH_VERSION));
+    Dataset<Row> storedIds = stored.select(storedColumns.toArray(Column[]::new));
     List<String> idColumns = new ArrayList<>(keys);
     idColumns.add(SEQ);
+    Column replaces =
+        col(BatchPreparation.WAIVED)
+            .and(contract.comparableHash(MergePlan.T_HASH_VERSION).notEqual(col(MergePlan.T_HASH)));
     Dataset<Row> fresh =
-        clean.join(storedIds, MergePlan.asSeq(idColumns), "left_anti").localCheckpoint(true);
+        clean
+            .join(storedIds, MergePlan.asSeq(idColumns), "left")
+            .where(col(MergePlan.T_HASH).isNull().or(replaces))
+            .drop(MergePlan.T_HASH, MergePlan.T_HASH_VERSION)
+            .localCheckpoint(true);
     long total = clean.count();
     long newEvents = fresh.count();
     if (total == 0) {
@@ -117,15 +130,15 @@ public final class HistoryWriter {
     for (String c : contract.historySchema().fieldNames()) {
       values.put(c, APPLIED_AT.equals(c) ? "current_timestamp()" : "s." + q(c));
     }
+    // A version is rewritten when anything the rebuild gives it differs from what is stored, not
+    // only its interval or payload hash: a continuation (a later event of the version whose
+    // tracked and payload values are the same) changes the stored sequence columns and the
+    // provenance, and a rebuild from the same events must give the rows the incremental runs wrote.
     String changed =
-        "NOT (t."
-            + END_AT
-            + " <=> s."
-            + END_AT
-            + ") OR t."
-            + PAYLOAD_HASH
-            + " <> s."
-            + PAYLOAD_HASH;
+        Arrays.stream(contract.historySchema().fieldNames())
+            .filter(c -> !APPLIED_AT.equals(c))
+            .map(c -> "NOT (t." + q(c) + " <=> s." + q(c) + ")")
+            .collect(Collectors.joining(" OR "));
     Row metrics =
         tables
             .silverTable()
@@ -151,9 +164,16 @@ public final class HistoryWriter {
         metrics.getLong(metrics.fieldIndex("num_deleted_rows")));
   }
 
-  /** Insert-if-absent on key and sequence: the events table never holds a key's sequence twice. */
+  /**
+   * Insert-if-absent on key and sequence: the events table never holds a key's sequence twice. A
+   * waived row (a release) replaces the event stored there.
+   */
   private void recordEvents(Dataset<Row> fresh) {
     List<Column> columns = new ArrayList<>();
+    Map<String, String> values = new LinkedHashMap<>();
+    for (String c : contract.eventsSchema().fieldNames()) {
+      values.put(c, "s." + q(c));
+    }
     for (String c : contract.eventsSchema().fieldNames()) {
       switch (c) {
         case STORED_SOURCE_FILE -> columns.add(col(Columns.SOURCE_FILE).as(STORED_SOURCE_FILE));
@@ -169,12 +189,15 @@ public final class HistoryWriter {
             + String.join(
                 " AND ",
                 contract.sequenceBy().stream().map(c -> "t." + q(c) + " = s." + q(c)).toList());
+    columns.add(col(BatchPreparation.WAIVED));
     tables
         .eventsTable()
         .as("t")
         .merge(fresh.select(columns.toArray(Column[]::new)).as("s"), condition)
+        .whenMatched("s." + BatchPreparation.WAIVED)
+        .updateExpr(values)
         .whenNotMatched()
-        .insertAll()
+        .insertExpr(values)
         .execute();
   }
 

@@ -11,6 +11,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.row_number;
 import static org.apache.spark.sql.functions.when;
 
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,11 +26,11 @@ import org.apache.spark.sql.expressions.Window;
  */
 public final class MergePlan {
   /** Target-state columns joined onto incoming rows. */
-  static final String T_SEQ = "__t_seq";
+  static final String T_SEQ = ReservedNames.TARGET_SEQ;
 
-  static final String T_HASH = "__t_hash";
-  static final String T_KIND = "__t_kind";
-  static final String T_HASH_VERSION = "__t_hash_version";
+  static final String T_HASH = ReservedNames.TARGET_HASH;
+  static final String T_KIND = ReservedNames.TARGET_KIND;
+  static final String T_HASH_VERSION = ReservedNames.TARGET_HASH_VERSION;
 
   private MergePlan() {}
 
@@ -59,9 +60,9 @@ public final class MergePlan {
         Window.partitionBy(cols(keys))
             .orderBy(col(T_SEQ).desc(), when(col(T_KIND).equalTo("LIVE"), 0).otherwise(1));
     return ofBatchKeys(live.unionByName(dead), incoming, keys, bounds)
-        .withColumn("__rank", row_number().over(newestFirst))
-        .where(col("__rank").equalTo(1))
-        .drop("__rank");
+        .withColumn(ReservedNames.RANK, row_number().over(newestFirst))
+        .where(col(ReservedNames.RANK).equalTo(1))
+        .drop(ReservedNames.RANK);
   }
 
   /** The stored rows of the batch's keys: {@code bounds} selects them already when exact. */

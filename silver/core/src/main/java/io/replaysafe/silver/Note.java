@@ -30,6 +30,8 @@ public record Note(Kind kind, String key, String sequence, @JsonValue String tex
     STORED_EVENTS,
     /** Truncate events applied. */
     TRUNCATE,
+    /** Events of erased keys, ignored. */
+    ERASED,
     /** More notes than a report lists. */
     MORE
   }
@@ -100,6 +102,15 @@ public record Note(Kind kind, String key, String sequence, @JsonValue String tex
         null,
         null,
         events + " truncate event(s); rows older than " + watermark + " removed");
+  }
+
+  /** Counted only: an erased key is not named again in a log. */
+  static Note erased(long events) {
+    return new Note(
+        Kind.ERASED,
+        null,
+        null,
+        events + " event(s) of erased keys at or before their erased sequence: ignored");
   }
 
   static Note more() {

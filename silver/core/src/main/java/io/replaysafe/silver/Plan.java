@@ -6,6 +6,7 @@ import static io.replaysafe.silver.SilverContract.ACTION;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.to_json;
 
+import io.replaysafe.common.ReservedNames;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.EnumMap;
@@ -34,7 +35,7 @@ record Plan(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes)
    */
   static final long DRIVER_PLAN_ROWS = BatchCache.LOCAL_ROWS;
 
-  private static final String STORED_SEQ_JSON = "__t_seq_json";
+  private static final String STORED_SEQ_JSON = ReservedNames.TARGET_SEQ_JSON;
 
   Plan {
     actions = Map.copyOf(actions);

@@ -10,6 +10,7 @@ import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.when;
 
+import io.replaysafe.common.ReservedNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -23,8 +24,11 @@ import org.apache.spark.sql.Row;
  * @param valid the rows that passed validation (key events only)
  * @param invalid the rows that did not, with their reason
  * @param truncates valid truncate events (null when the contract has none)
- * @param inputRows every row of the batch, truncate events included
+ * @param inputRows every row of the batch, truncate events and Kafka tombstones included
+ * @param tombstoneRecords Kafka tombstones ({@code null} lines), counted and ignored
  * @param bounds the batch's valid key range, or null when it cannot be used for pruning
+ * @param erasedIgnored events of erased keys at or before their erased sequence ({@link Erasures}),
+ *     counted and ignored: in neither {@code valid} nor {@code invalid}
  */
 record PreparedBatch(
     Dataset<Row> valid,
@@ -35,13 +39,15 @@ record PreparedBatch(
     long truncateCount,
     Long versionMin,
     Long versionMax,
-    MergePlan.KeyBounds bounds) {
+    MergePlan.KeyBounds bounds,
+    long tombstoneRecords,
+    long erasedIgnored) {
 
-  static final String CHANGE_TYPE = "_change_type";
+  static final String CHANGE_TYPE = ReservedNames.CHANGE_TYPE;
   private static final String INSERT = "insert";
 
   long validCount() {
-    return inputRows - invalidCount;
+    return inputRows - invalidCount - tombstoneRecords - erasedIgnored;
   }
 
   /**
@@ -54,15 +60,31 @@ record PreparedBatch(
       SilverContract contract,
       Truncates truncates,
       BatchCache cache) {
+    return of(bronzeBatch, batchId, contract, truncates, Erasures.NONE, cache);
+  }
+
+  static PreparedBatch of(
+      Dataset<Row> bronzeBatch,
+      long batchId,
+      SilverContract contract,
+      Truncates truncates,
+      Erasures erasures,
+      BatchCache cache) {
+    // Erased keys are marked first: an erased key's row is ignored whatever else it is, so its
+    // values reach neither the quarantine nor a report (an invalid row would carry them there).
     Dataset<Row> identified =
-        BatchPreparation.identity(
-            bronzeInserts(withCommitVersion(bronzeBatch), contract), contract);
+        erasures.mark(
+            BatchPreparation.identity(
+                bronzeInserts(withCommitVersion(bronzeBatch), contract), contract));
     Column isInsert = col(CHANGE_TYPE).equalTo(INSERT);
+    // A Kafka tombstone (no key) is counted as one, never as an erased key's row.
+    Column erased = col(Erasures.ERASED).and(not(col(BatchPreparation.KAFKA_TOMBSTONE)));
     Dataset<Row> truncateRows = null;
     if (truncates.enabled()) {
       // Truncate events are table-wide: they carry no key and are not validated as key events.
       // One without a sequence is invalid like any row without one (validated below).
-      Column validTruncate = col(Truncates.IS_TRUNCATE).and(truncates.hasSequence()).and(isInsert);
+      Column validTruncate =
+          col(Truncates.IS_TRUNCATE).and(truncates.hasSequence()).and(isInsert).and(not(erased));
       identified =
           cache.fix(identified.withColumn(Truncates.IS_TRUNCATE, truncates.isTruncate()), -1);
       truncateRows = identified.where(validTruncate);
@@ -81,12 +103,14 @@ record PreparedBatch(
         new ArrayList<>(
             List.of(
                 count(lit(1)),
-                count(col(INVALID_REASON)),
+                count(when(not(erased), col(INVALID_REASON))),
                 min(COMMIT_VERSION),
                 max(COMMIT_VERSION),
                 count(when(notInsert, lit(1))),
                 min(when(notInsert, col(COMMIT_VERSION))),
-                max(when(notInsert, col(CHANGE_TYPE)))));
+                max(when(notInsert, col(CHANGE_TYPE))),
+                count(when(col(BatchPreparation.KAFKA_TOMBSTONE), lit(1))),
+                count(when(erased, lit(1)))));
     for (String key : contract.keys()) {
       Column validKey = when(col(INVALID_REASON).isNull(), col(SilverContract.q(key)));
       facts.add(min(validKey));
@@ -104,15 +128,17 @@ record PreparedBatch(
       return null;
     }
     return new PreparedBatch(
-        prepared.where(col(INVALID_REASON).isNull()),
-        prepared.where(col(INVALID_REASON).isNotNull()),
+        prepared.where(BatchPreparation.isValidEvent().and(not(erased))),
+        prepared.where(col(INVALID_REASON).isNotNull().and(not(erased))),
         truncateRows,
         inputRows,
         totals.getLong(1),
         truncateCount,
         totals.isNullAt(2) ? null : totals.getLong(2),
         totals.isNullAt(3) ? null : totals.getLong(3),
-        keyBounds(prepared, fixed.collected(), totals, 7, contract));
+        keyBounds(prepared, fixed.collected(), totals, 9, contract),
+        totals.getLong(7),
+        totals.getLong(8));
   }
 
   /**
@@ -169,8 +195,8 @@ record PreparedBatch(
   private static Dataset<Row> withCommitVersion(Dataset<Row> batch) {
     List<String> columns = List.of(batch.columns());
     Dataset<Row> result = batch;
-    if (columns.contains("_commit_timestamp")) {
-      result = result.drop("_commit_timestamp");
+    if (columns.contains(ReservedNames.COMMIT_TIMESTAMP)) {
+      result = result.drop(ReservedNames.COMMIT_TIMESTAMP);
     }
     if (!columns.contains(CHANGE_TYPE)) {
       result = result.withColumn(CHANGE_TYPE, lit(INSERT));

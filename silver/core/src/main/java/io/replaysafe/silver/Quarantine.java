@@ -23,6 +23,7 @@ import static org.apache.spark.sql.functions.sort_array;
 import static org.apache.spark.sql.functions.substring;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.ReservedNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -37,8 +38,8 @@ import org.apache.spark.sql.Row;
 public final class Quarantine {
   public static final String CONFLICT_IN_BATCH = "CONFLICT_IN_BATCH";
   public static final String CONFLICT_WITH_TARGET = "CONFLICT_WITH_TARGET";
-  static final String CONFLICT_DESCRIPTION = "__conflict";
-  static final String CONFLICT_REASON = "__conflict_reason";
+  static final String CONFLICT_DESCRIPTION = ReservedNames.CONFLICT;
+  static final String CONFLICT_REASON = ReservedNames.CONFLICT_REASON;
 
   private Quarantine() {}
 
@@ -61,8 +62,9 @@ public final class Quarantine {
             .join(inBatch, MergePlan.asSeq(withColumn(contract.keys(), SEQ)), "left_semi")
             .groupBy(group.toArray(Column[]::new))
             .agg(
-                count(lit(1)).as("__n"),
-                sort_array(collect_list(substring(col(PAYLOAD_HASH), 1, 12))).as("__hashes"))
+                count(lit(1)).as(ReservedNames.COUNT),
+                sort_array(collect_list(substring(col(PAYLOAD_HASH), 1, 12)))
+                    .as(ReservedNames.HASHES))
             .select(
                 keyColumnsPlus(
                     contract,
@@ -73,9 +75,9 @@ public final class Quarantine {
                             lit(" sequence "),
                             col(SEQ_DISPLAY),
                             lit(" has "),
-                            col("__n").cast("string"),
+                            col(ReservedNames.COUNT).cast("string"),
                             lit(" different payloads in batch " + batchId + " (hashes "),
-                            concat_ws(", ", col("__hashes")),
+                            concat_ws(", ", col(ReservedNames.HASHES)),
                             lit(")"))
                         .as(CONFLICT_DESCRIPTION)));
     Dataset<Row> targetDescriptions =

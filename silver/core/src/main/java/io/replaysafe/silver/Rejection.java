@@ -8,13 +8,16 @@ import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
 import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.config.EvidenceConfig;
 import io.replaysafe.common.config.Policy;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
 /**
  * Step 7 for a batch the policy rejects: the report of why, with the rows and keys that made it
- * fail (as many as {@link #MAX_REPORTED_ROWS} and {@link #MAX_REPORTED_KEYS}).
+ * fail (as many as {@link #MAX_REPORTED_ROWS} and {@link #MAX_REPORTED_KEYS}). Rows are named by
+ * key, sequence, file and hash, their values only under {@code evidence.showValues}: the report
+ * reaches stderr, {@code --json}, the run log and {@code status}.
  */
 final class Rejection {
   static final int MAX_REPORTED_ROWS = 50;
@@ -41,6 +44,7 @@ final class Rejection {
 
   private static String invalid(
       Dataset<Row> invalid, long count, long batchId, SilverContract contract) {
+    EvidenceConfig evidence = contract.pipeline().evidence();
     StringBuilder sb =
         new StringBuilder(
             "Cannot apply batch "
@@ -64,8 +68,9 @@ final class Rejection {
           .append(r.getString(1))
           .append(" in ")
           .append(r.getString(2))
-          .append(": ")
-          .append(r.getString(3));
+          .append(" (")
+          .append(evidence.show(r.getString(3)))
+          .append(")");
     }
     if (count > MAX_REPORTED_ROWS) {
       sb.append("\n  ... and ").append(count - MAX_REPORTED_ROWS).append(" more invalid row(s)");
@@ -75,6 +80,7 @@ final class Rejection {
 
   private static String conflicts(
       Dataset<Row> valid, Dataset<Row> conflicted, long batchId, SilverContract contract) {
+    EvidenceConfig evidence = contract.pipeline().evidence();
     StringBuilder sb =
         new StringBuilder(
             "Cannot merge batch "
@@ -116,9 +122,10 @@ final class Rejection {
           .append(" hash ")
           .append(r.getString(2), 0, 12)
           .append(" in ")
-          .append(r.getString(3))
-          .append(": ")
-          .append(r.getString(4));
+          .append(r.getString(3));
+      if (evidence.showValues()) {
+        sb.append(" (").append(evidence.show(r.getString(4))).append(")");
+      }
     }
     return sb.toString();
   }

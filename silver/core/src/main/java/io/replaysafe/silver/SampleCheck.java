@@ -95,12 +95,18 @@ public record SampleCheck(
                 .orderBy(Columns.SOURCE_FILE, RAW_PAYLOAD)
                 .limit(EXAMPLES)
                 .collectAsList()) {
-          examples.add(e.getString(0) + " in " + e.getString(1) + ": " + e.getString(2));
+          examples.add(
+              e.getString(0)
+                  + " in "
+                  + e.getString(1)
+                  + " ("
+                  + contract.pipeline().evidence().show(e.getString(2))
+                  + ")");
         }
         invalid.put(reason, new Invalid(r.getLong(1), examples));
       }
 
-      Dataset<Row> valid = prepared.where(col(INVALID_REASON).isNull());
+      Dataset<Row> valid = prepared.where(BatchPreparation.isValidEvent());
       long validCount = valid.count();
       Dataset<Row> collapsed = cache(BatchPreparation.collapseRetries(valid, contract), cached);
       long exactRetries = validCount - collapsed.count();

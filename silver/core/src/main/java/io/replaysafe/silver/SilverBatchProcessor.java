@@ -30,6 +30,8 @@ public final class SilverBatchProcessor {
   private final Truncates truncates;
   // Only the first batch of a run can be the replay of a batch interrupted part-way.
   private boolean firstBatch = true;
+  // Read at the first batch: no erase can be recorded while the run holds the lease.
+  private Erasures erasures;
 
   public SilverBatchProcessor(SparkSession spark, SilverContract contract, SilverTables tables) {
     this.spark = spark;
@@ -108,7 +110,11 @@ public final class SilverBatchProcessor {
     Timestamp startedAt = new Timestamp(System.currentTimeMillis());
     try (BatchCache cache = new BatchCache()) {
       step(batchId, "validate");
-      PreparedBatch batch = PreparedBatch.of(bronzeBatch, batchId, contract, truncates, cache);
+      if (erasures == null) {
+        erasures = Erasures.of(spark, contract);
+      }
+      PreparedBatch batch =
+          PreparedBatch.of(bronzeBatch, batchId, contract, truncates, erasures, cache);
       if (batch == null) {
         return null;
       }
@@ -139,6 +145,9 @@ public final class SilverBatchProcessor {
       }
 
       List<Note> notes = new ArrayList<>();
+      if (batch.erasedIgnored() > 0) {
+        notes.add(Note.erased(batch.erasedIgnored()));
+      }
       step(batchId, "quarantine");
       long quarantined = quarantine(batch, conflicts, batchId, runId, notes);
       Dataset<Row> clean =
@@ -244,7 +253,7 @@ public final class SilverBatchProcessor {
         a.keys(),
         conflicts.inBatchCount(),
         conflicts.withTargetCount(),
-        a.olderIgnored(),
+        a.olderIgnored() + batch.erasedIgnored(),
         a.supersededInBatch(),
         a.inserted(),
         a.updated(),
@@ -254,7 +263,8 @@ public final class SilverBatchProcessor {
         notes,
         contract.ruleVersion(),
         startedAt,
-        message);
+        message,
+        batch.tombstoneRecords());
   }
 
   /** At most {@link #MAX_NOTES} notes; the report's counts stay exact. */

@@ -1,7 +1,7 @@
 package io.replaysafe.silver;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.io.Json;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -22,7 +22,7 @@ import org.apache.hadoop.fs.Path;
  * before that version was processed. Anything else, or any file it cannot read, answers "unknown",
  * and the stream runs as usual.
  */
-final class SilverCheckpoint {
+public final class SilverCheckpoint {
   /** The Delta source's index of an offset at the start of a version (nothing of it read). */
   static final long BASE_INDEX = -1;
 
@@ -32,7 +32,7 @@ final class SilverCheckpoint {
   private final Path root;
   private final Configuration hadoop;
 
-  SilverCheckpoint(String location, Configuration hadoop) {
+  public SilverCheckpoint(String location, Configuration hadoop) {
     this.root = new Path(location);
     this.hadoop = hadoop;
   }
@@ -48,10 +48,13 @@ final class SilverCheckpoint {
    *     batch be the replay of an attempt that died part-way (a batch's offsets are written before
    *     any of its writes). A listing that fails answers true, so the caller checks rather than
    *     assumes.
+   * @param committedThrough the newest bronze version of the newest committed batch, whether or not
+   *     a later batch is pending: what {@code status} reports as processed
    */
-  record Reading(OptionalLong processedThrough, boolean batchPending) {}
+  public record Reading(
+      OptionalLong processedThrough, boolean batchPending, OptionalLong committedThrough) {}
 
-  Reading read() {
+  public Reading read() {
     FileSystem fs;
     OptionalLong offset;
     OptionalLong commit;
@@ -60,11 +63,12 @@ final class SilverCheckpoint {
       offset = newestBatch(fs, new Path(root, "offsets"));
       commit = newestBatch(fs, new Path(root, "commits"));
     } catch (IOException | RuntimeException e) {
-      return new Reading(OptionalLong.empty(), true);
+      return new Reading(OptionalLong.empty(), true, OptionalLong.empty());
     }
     boolean pending =
         offset.isPresent() && (commit.isEmpty() || commit.getAsLong() < offset.getAsLong());
-    return new Reading(processedThrough(fs, offset, commit), pending);
+    return new Reading(
+        processedThrough(fs, offset, commit), pending, processedThrough(fs, commit, commit));
   }
 
   private OptionalLong processedThrough(FileSystem fs, OptionalLong offset, OptionalLong commit) {
@@ -76,7 +80,7 @@ final class SilverCheckpoint {
       if (source == null) {
         return OptionalLong.empty();
       }
-      JsonNode json = new ObjectMapper().readTree(source);
+      JsonNode json = Json.mapper().readTree(source);
       if (!json.path("reservoirVersion").canConvertToLong()
           || !json.path("index").canConvertToLong()
           || json.path("isStartingVersion").asBoolean(true)) {

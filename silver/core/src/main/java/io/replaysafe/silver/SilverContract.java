@@ -5,21 +5,22 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.struct;
 import static org.apache.spark.sql.functions.to_json;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.KeyNormalizer;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
+import io.replaysafe.common.io.Hashing;
+import io.replaysafe.common.io.Json;
 import io.replaysafe.common.spark.SqlNames;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.expressions.UserDefinedFunction;
 import org.apache.spark.sql.functions;
@@ -34,41 +35,47 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class SilverContract {
   /** SHA-256 of the canonical payload (hex), stored in silver and tombstones. */
-  public static final String PAYLOAD_HASH = "__payload_hash";
+  public static final String PAYLOAD_HASH = ReservedNames.PAYLOAD_HASH;
 
   /**
    * Silver's column naming the bronze file that delivered the version stored (bronze's own column
    * is {@link io.replaysafe.common.Columns#SOURCE_FILE}).
    */
-  public static final String STORED_SOURCE_FILE = "__source_file";
+  public static final String STORED_SOURCE_FILE = ReservedNames.STORED_SOURCE_FILE;
 
   /** The bronze table version that delivered the version stored. */
-  public static final String BRONZE_VERSION = "__bronze_version";
+  public static final String BRONZE_VERSION = ReservedNames.BRONZE_VERSION;
 
   /** When silver applied the version stored. */
-  public static final String APPLIED_AT = "__applied_at";
+  public static final String APPLIED_AT = ReservedNames.APPLIED_AT;
 
   /**
    * The contract version (see {@link ContractHistory}) whose hash rule made the stored hash; null
    * for rows written before versions were recorded, which are version 1's.
    */
-  public static final String HASH_VERSION = "__hash_version";
+  public static final String HASH_VERSION = ReservedNames.HASH_VERSION;
 
   /** History tables: the sequence at which a version starts, and ends (null: current). */
-  public static final String START_AT = "__START_AT";
+  public static final String START_AT = ReservedNames.START_AT;
 
-  public static final String END_AT = "__END_AT";
+  public static final String END_AT = ReservedNames.END_AT;
 
   /** Working columns, never written to silver. */
-  static final String SEQ = "__seq";
+  static final String SEQ = ReservedNames.SEQ;
 
-  static final String IS_DELETE = "__is_delete";
-  static final String RAW_KEY = "__raw_key";
-  static final String RAW_PAYLOAD = "__raw_payload";
-  static final String ACTION = "__action";
+  static final String IS_DELETE = ReservedNames.IS_DELETE;
+  static final String RAW_KEY = ReservedNames.RAW_KEY;
+
+  /**
+   * Working column: the JSON of the row as bronze holds it ({@link #rawPayload}). A row that has it
+   * is already in the contract's shape ({@link #derive} ran, or an operation built it so).
+   */
+  public static final String RAW_PAYLOAD = ReservedNames.RAW_PAYLOAD;
+
+  static final String ACTION = ReservedNames.ACTION;
 
   /** Bronze change-feed column with the commit version of each row. */
-  static final String COMMIT_VERSION = "_commit_version";
+  static final String COMMIT_VERSION = ReservedNames.COMMIT_VERSION;
 
   private final PipelineConfig pipeline;
   private final SilverConfig silver;
@@ -89,7 +96,7 @@ public final class SilverContract {
         pipeline,
         HashRule.initial(
             pipeline.payloadColumns(),
-            pipeline.source().schema(),
+            pipeline.businessSchema(),
             pipeline.requireSilver().floatScale()));
   }
 
@@ -108,7 +115,7 @@ public final class SilverContract {
     this.earlierRules = Map.copyOf(earlier);
     this.pipeline = pipeline;
     this.silver = pipeline.requireSilver();
-    this.schema = pipeline.source().schema();
+    this.schema = pipeline.businessSchema();
     this.payloadColumns = pipeline.payloadColumns();
     this.silverColumns = pipeline.silverColumns();
     this.ruleVersion = computeRuleVersion();
@@ -166,6 +173,36 @@ public final class SilverContract {
         .withName("replaysafe_" + normalizer.yamlName());
   }
 
+  /**
+   * The display form of a bronze row's key ({@link #display}), computed from the columns bronze
+   * holds: a derived key column's expression inlined, then the contract's normalisation. A
+   * condition on bronze's own table ({@code replaysafe erase} deletes with it).
+   */
+  public Column bronzeKeyDisplay() {
+    List<Column> keys = new java.util.ArrayList<>();
+    for (String key : keys()) {
+      String derived = silver.columns().get(key);
+      Column raw = derived == null ? col(q(key)) : functions.expr(derived);
+      KeyNormalizer normalizer = silver.keyNormalization().get(key);
+      keys.add(normalizer == KeyNormalizer.NONE ? raw : normalizerUdf(normalizer).apply(raw));
+    }
+    return display(keys);
+  }
+
+  /**
+   * The keys erased at a person's request ({@code replaysafe erase}), with the sequence up to which
+   * their events are ignored. Beside bronze, not silver: a silver table rebuilt from the same
+   * bronze honours them too.
+   */
+  public String erasuresPath() {
+    return pipeline.bronze().path() + "_erasures";
+  }
+
+  /** The requests {@code replaysafe erase} carried out: who, why, when, rows per table. */
+  public String eraseLogPath() {
+    return pipeline.bronze().path() + "_erase_log";
+  }
+
   /** The sequence as one comparable value: a struct of the sequence columns, in order. */
   public Column sequence(String alias) {
     return struct(
@@ -205,6 +242,56 @@ public final class SilverContract {
               : result.when(version.equalTo(e.getKey()), branch);
     }
     return result.otherwise(col(PAYLOAD_HASH));
+  }
+
+  /**
+   * Bronze rows in the contract's shape, with {@link #RAW_PAYLOAD}: with {@code silver.columns},
+   * the derived columns replace the source's (the envelope is neither payload nor in silver) and
+   * every other column (provenance, rescued, corrupt, change feed, working) is kept. Rows that
+   * already carry {@link #RAW_PAYLOAD} are returned as they are.
+   */
+  public Dataset<Row> derive(Dataset<Row> bronze) {
+    List<String> present = List.of(bronze.columns());
+    if (present.contains(RAW_PAYLOAD)) {
+      return bronze;
+    }
+    Dataset<Row> withRaw = bronze.withColumn(RAW_PAYLOAD, rawPayload());
+    if (!silver.derives()) {
+      return withRaw;
+    }
+    List<Column> projection = new java.util.ArrayList<>();
+    silver
+        .columns()
+        .forEach((name, expression) -> projection.add(functions.expr(expression).as(name)));
+    for (String c : withRaw.columns()) {
+      if (!pipeline.sourceColumns().contains(c) && !silver.columns().containsKey(c)) {
+        projection.add(col(q(c)));
+      }
+    }
+    return withRaw.select(projection.toArray(Column[]::new));
+  }
+
+  /**
+   * The row as bronze holds it, for reports, quarantine and finding it again in bronze: the JSON of
+   * the source columns, the rescued data and the corrupt record (nulls kept).
+   */
+  public Column rawPayload() {
+    return json(withRawColumns(pipeline.sourceColumns()));
+  }
+
+  /**
+   * The same for a row an operation builds in the contract's shape (a reconcile delete): the JSON
+   * of the business columns, the rescued data and the corrupt record.
+   */
+  public Column businessPayload() {
+    return json(withRawColumns(pipeline.businessColumns()));
+  }
+
+  private List<String> withRawColumns(List<String> columns) {
+    List<String> all = new java.util.ArrayList<>(columns);
+    all.add(pipeline.source().rescuedDataColumn());
+    all.add(io.replaysafe.common.Columns.CORRUPT_RECORD);
+    return all;
   }
 
   /** True for a delete event ({@code applyAsDeletes}); false when the contract has none. */
@@ -279,7 +366,7 @@ public final class SilverContract {
         .add(PAYLOAD_HASH, DataTypes.StringType, false)
         .add(STORED_SOURCE_FILE, DataTypes.StringType, true)
         .add(BRONZE_VERSION, DataTypes.LongType, true)
-        .add("__deleted_at", DataTypes.TimestampType, true)
+        .add(ReservedNames.DELETED_AT, DataTypes.TimestampType, true)
         .add(HASH_VERSION, DataTypes.IntegerType, true);
   }
 
@@ -368,11 +455,13 @@ public final class SilverContract {
     canonical.put("storedAsScdType", silver.storedAsScdType());
     canonical.put("onConflict", silver.onConflict().name());
     canonical.put("onInvalid", silver.onInvalid().name());
+    if (silver.derives()) {
+      // Only when set, so that the rule version of every contract without them stays as it was.
+      canonical.put("columns", silver.columns());
+    }
     try {
-      byte[] bytes = new ObjectMapper().writeValueAsBytes(canonical);
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-      return "r" + HexFormat.of().formatHex(digest).substring(0, 12);
-    } catch (NoSuchAlgorithmException | com.fasterxml.jackson.core.JsonProcessingException e) {
+      return "r" + Hashing.sha256Hex(Json.mapper().writeValueAsBytes(canonical), 12);
+    } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalStateException(e);
     }
   }

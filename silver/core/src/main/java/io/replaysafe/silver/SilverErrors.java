@@ -80,6 +80,43 @@ public final class SilverErrors {
                 + " events, and the next batch rebuilds the history of every key they touch"));
   }
 
+  /**
+   * Silver's checkpoint needs a bronze version whose commit Delta's log cleanup removed: the events
+   * of the versions in between can no longer be read as they landed.
+   */
+  public static ConfigException bronzeVersionsGone(
+      PipelineConfig config,
+      java.util.OptionalLong processed,
+      long needed,
+      long earliest,
+      String retention) {
+    return new ConfigException(
+        ErrorMessages.of(
+            "Cannot run silver for pipeline '" + config.name() + "'",
+            "silver's checkpoint "
+                + config.requireSilver().checkpoint()
+                + (processed.isPresent()
+                    ? " processed bronze through version " + processed.getAsLong()
+                    : " started on bronze")
+                + " and reads version "
+                + needed
+                + " next, but the log of bronze "
+                + config.bronze().path()
+                + " holds versions from "
+                + earliest
+                + " on: versions "
+                + needed
+                + " to "
+                + (earliest - 1)
+                + " were removed by Delta's log cleanup (delta.logRetentionDuration = "
+                + retention
+                + "), longer ago than silver last ran",
+            "Write silver anew from bronze's current snapshot (a new silver.path and"
+                + " silver.checkpoint: a new checkpoint over a cleaned log starts from the"
+                + " snapshot, and the erasures beside bronze still apply), and set bronze's"
+                + " delta.logRetentionDuration longer than silver's longest pause"));
+  }
+
   /** A table the command reads has not been written yet. */
   public static ReplaysafeException noTableYet(String what, String path, String fix) {
     return new ReplaysafeException(
@@ -91,7 +128,7 @@ public final class SilverErrors {
     return new ConfigException(
         ErrorMessages.of(
             "No keys given",
-            "repair and reconcile act on named keys only",
+            "repair, reconcile and erase act on named keys only",
             "Pass --keys K1,K2 or --keys-file FILE (one key per line, as reports print them)"));
   }
 

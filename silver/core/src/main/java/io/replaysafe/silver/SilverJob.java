@@ -1,14 +1,20 @@
 package io.replaysafe.silver;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.min;
 import static org.apache.spark.sql.functions.not;
 
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.Columns;
 import io.replaysafe.common.CommitTags;
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.ContinuousTrigger;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SparkSessions;
 import java.sql.Timestamp;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -34,17 +40,49 @@ import org.slf4j.LoggerFactory;
 public final class SilverJob {
   private static final Logger LOG = LoggerFactory.getLogger(SilverJob.class);
 
+  /** How often a continuous run purges expired tombstones between batches. */
+  static final Duration PURGE_EVERY = Duration.ofHours(1);
+
   private final PipelineConfig config;
   private final SparkSession spark;
+  // Null for an availableNow run.
+  private final ContinuousTrigger continuous;
+  private final BatchListener onBatch;
 
-  private SilverJob(PipelineConfig config, SparkSession spark) {
+  private SilverJob(
+      PipelineConfig config,
+      SparkSession spark,
+      ContinuousTrigger continuous,
+      BatchListener onBatch) {
     this.config = config;
     this.spark = spark;
+    this.continuous = continuous;
+    this.onBatch = onBatch;
   }
 
   public static SilverJob from(PipelineConfig config, SparkSession spark) {
     config.requireSilver();
-    return new SilverJob(config, spark);
+    return new SilverJob(config, spark, null, (report, landed) -> {});
+  }
+
+  /**
+   * The same job running until {@code trigger} asks it to stop, reading bronze's commits as they
+   * land, one micro-batch every interval. Each batch's report goes to {@code onBatch} as the batch
+   * ends and is not kept (a run of days would keep thousands): the result lists no batches. Expired
+   * tombstones are purged between batches, at most every {@link #PURGE_EVERY}.
+   */
+  public SilverJob continuous(ContinuousTrigger trigger, BatchListener onBatch) {
+    return new SilverJob(config, spark, trigger, onBatch);
+  }
+
+  /** Told of each silver batch that read rows, as it ends. */
+  @FunctionalInterface
+  public interface BatchListener {
+    /**
+     * @param oldestLanded the modification time of the oldest source file among the batch's rows
+     *     (its freshness is measured from there), or null when unknown
+     */
+    void batchDone(BatchReport report, Instant oldestLanded);
   }
 
   public SilverResult execute() {
@@ -73,7 +111,7 @@ public final class SilverJob {
             .read();
     OptionalLong processed = checkpoint.processedThrough();
     List<BatchReport> reports;
-    if (processed.isPresent() && processed.getAsLong() >= bronzeVersion) {
+    if (continuous == null && processed.isPresent() && processed.getAsLong() >= bronzeVersion) {
       // A scheduled run with nothing new: starting the query would only find that out slowly.
       LOG.info(
           "silver {}: the checkpoint has processed bronze through version {}, the newest; no"
@@ -86,7 +124,9 @@ public final class SilverJob {
       if (!checkpoint.batchPending()) {
         processor.noInterruptedAttempt();
       }
-      reports = stream(processor, bronzePath, processed, bronzeVersion);
+      Runnable purge = contract.isHistory() ? () -> {} : () -> purgeTombstones(tables, contract);
+      BronzeRetention.Start start = BronzeRetention.check(spark, config, processed, bronzeVersion);
+      reports = stream(processor, purge, bronzePath, processed, bronzeVersion, start);
     }
     long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
     SilverResult result =
@@ -103,32 +143,56 @@ public final class SilverJob {
   /** The availableNow query over bronze; the reports of the batches it ran. */
   private List<BatchReport> stream(
       SilverBatchProcessor processor,
+      Runnable purge,
       String bronzePath,
       OptionalLong processed,
-      long bronzeVersion) {
+      long bronzeVersion,
+      BronzeRetention.Start start) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
 
     // One read of bronze's table properties decides both the source options and the filter.
     boolean changeFeed = changeFeedEnabled(bronzePath);
     var reader = spark.readStream().format("delta");
     if (changeFeed) {
-      reader = reader.option("readChangeFeed", "true").option("startingVersion", "0");
+      reader = reader.option("readChangeFeed", "true");
+      if (start == BronzeRetention.Start.FROM_VERSION_0) {
+        reader = reader.option("startingVersion", "0");
+      } else if (start == BronzeRetention.Start.SNAPSHOT) {
+        // Without a starting version Delta's change feed begins with the current snapshot, as
+        // inserts: every event bronze holds, since bronze only appends.
+        LOG.info(
+            "silver {}: bronze's first versions are gone from its log; a new checkpoint starts"
+                + " from bronze's current snapshot",
+            config.name());
+      }
     }
     Dataset<Row> bronze = reader.load(bronzePath);
+    // Only the contract's columns and bronze's own reach a batch: a column bronze's table gained
+    // some other way (an earlier pipeline file, a hand-made ALTER TABLE) cannot steer a decision.
+    bronze = bronze.select(columnsRead(bronze.columns()));
     if (changeFeed) {
-      // Bronze only appends events. The one change replaysafe itself makes to bronze rows is the
-      // backfill of rescued values (bronze --promote-rescued): not an event, so skipped here. Any
-      // other update or delete reaches the batch, which stops on it unless ignoreBronzeChanges.
+      // Bronze only appends events. The changes replaysafe itself makes to bronze rows, the
+      // backfill of rescued values (bronze --promote-rescued) and an erase, are not events, so
+      // they are skipped here. Any other update or delete reaches the batch, which stops on it
+      // unless ignoreBronzeChanges.
       Column backfill =
-          col("_change_type")
+          col(ReservedNames.CHANGE_TYPE)
               .notEqual("insert")
               .and(
-                  col("_commit_version")
-                      .isin(promotionVersions(bronzePath, processed, bronzeVersion).toArray()));
+                  col(ReservedNames.COMMIT_VERSION)
+                      .isin(notEventVersions(bronzePath, processed, bronzeVersion).toArray()));
       bronze = bronze.where(not(backfill));
     }
+    long[] lastPurge = {System.nanoTime()};
     VoidFunction2<Dataset<Row>, Long> perBatch =
         (batch, batchId) -> {
+          if (continuous != null) {
+            // Before anything is written: a process that may no longer write stops here.
+            continuous.checkBeforeBatch();
+          }
+          // Freshness is measured from landing, so only a continuous run, which reports it per
+          // batch, pays for this read of the batch's provenance.
+          Instant landed = continuous == null ? null : oldestLanded(batch);
           String runId = spark.sparkContext().getLocalProperty("sql.streaming.queryId");
           spark
               .sparkContext()
@@ -138,7 +202,14 @@ public final class SilverJob {
                   false);
           BatchReport report = processor.process(batch, batchId, runId == null ? "unknown" : runId);
           if (report != null) {
-            reports.add(report);
+            onBatch.batchDone(report, landed);
+            if (continuous == null) {
+              reports.add(report);
+            }
+          }
+          if (continuous != null && System.nanoTime() - lastPurge[0] > PURGE_EVERY.toNanos()) {
+            lastPurge[0] = System.nanoTime();
+            purge.run();
           }
         };
     try {
@@ -147,7 +218,7 @@ public final class SilverJob {
               .writeStream()
               .queryName("replaysafe_silver_" + config.name())
               .option("checkpointLocation", config.requireSilver().checkpoint())
-              .trigger(Trigger.AvailableNow())
+              .trigger(continuous == null ? Trigger.AvailableNow() : continuous.trigger())
               .foreachBatch(perBatch)
               .start();
       query.awaitTermination();
@@ -157,6 +228,33 @@ public final class SilverJob {
       throw SilverErrors.runFailed(config, e);
     }
     return List.copyOf(reports);
+  }
+
+  private Column[] columnsRead(String[] present) {
+    // Bronze holds the source columns; derived columns (silver.columns) are computed from them.
+    List<String> read = new ArrayList<>(config.sourceColumns());
+    read.add(config.source().rescuedDataColumn());
+    read.addAll(
+        List.of(
+            ReservedNames.CORRUPT_RECORD,
+            ReservedNames.CORRUPT_RECORD_BASE64,
+            ReservedNames.CHANGE_TYPE,
+            ReservedNames.COMMIT_VERSION,
+            ReservedNames.COMMIT_TIMESTAMP));
+    read.addAll(ReservedNames.provenance());
+    List<String> available = List.of(present);
+    return read.stream()
+        .filter(available::contains)
+        .map(c -> col(SilverContract.q(c)))
+        .toArray(Column[]::new);
+  }
+
+  private static Instant oldestLanded(Dataset<Row> batch) {
+    if (!List.of(batch.columns()).contains(Columns.SOURCE_FILE_MTIME)) {
+      return null;
+    }
+    Row oldest = batch.agg(min(col(Columns.SOURCE_FILE_MTIME))).first();
+    return oldest.isNullAt(0) ? null : oldest.getTimestamp(0).toInstant();
   }
 
   private long latestVersion(String path) {
@@ -196,7 +294,7 @@ public final class SilverJob {
    * committed after the look is not in the list: its backfill rows then stop the batch as a bronze
    * change, and the next run reads it.
    */
-  private List<Long> promotionVersions(String bronzePath, OptionalLong processed, long latest) {
+  private List<Long> notEventVersions(String bronzePath, OptionalLong processed, long latest) {
     DeltaTable bronze = DeltaTable.forPath(spark, bronzePath);
     if (processed.isPresent()) {
       long after = processed.getAsLong();
@@ -207,20 +305,16 @@ public final class SilverJob {
               .collectAsList();
       if (unread.stream().anyMatch(r -> r.getLong(0) <= after + 1)) {
         return unread.stream()
-            .filter(r -> r.getLong(0) > after && promotion(r.getString(1)))
+            .filter(r -> r.getLong(0) > after && CommitTags.isNotAnEvent(r.getString(1)))
             .map(r -> r.getLong(0))
             .toList();
       }
     }
     // history() reads every commit eagerly.
     return bronze.history().select("version", "userMetadata").collectAsList().stream()
-        .filter(r -> promotion(r.getString(1)))
+        .filter(r -> CommitTags.isNotAnEvent(r.getString(1)))
         .map(r -> r.getLong(0))
         .toList();
-  }
-
-  private static boolean promotion(String userMetadata) {
-    return userMetadata != null && userMetadata.contains(CommitTags.PROMOTE_RESCUED);
   }
 
   private boolean changeFeedEnabled(String bronzePath) {
@@ -238,7 +332,7 @@ public final class SilverJob {
     Timestamp cutoff =
         new Timestamp(
             System.currentTimeMillis() - contract.silver().tombstoneRetention().toMillis());
-    String condition = "__deleted_at < timestamp'" + cutoff.toInstant() + "'";
+    String condition = ReservedNames.DELETED_AT + " < timestamp'" + cutoff.toInstant() + "'";
     // One DELETE, no count before it: Delta skips every file whose statistics hold no expired
     // tombstone, and a DELETE that removes nothing commits nothing.
     long expired =

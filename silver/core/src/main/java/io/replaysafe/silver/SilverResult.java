@@ -23,13 +23,14 @@ public record SilverResult(
   public String summary() {
     return String.format(
         Locale.ROOT,
-        "silver %s: %d batch(es), %d row(s) in; %d invalid, %d exact retr%s collapsed, %d older"
+        "silver %s: %d batch(es), %d row(s) in; %d invalid%s, %d exact retr%s collapsed, %d older"
             + " version(s) ignored, %d conflict(s) (%d in batch, %d with target), %d quarantined;"
             + " inserted %d, updated %d, deleted %d; silver table version %s; %.1f s",
         pipeline,
         batches.size(),
         total(BatchReport::inputRows),
         total(BatchReport::invalid),
+        BatchReport.tombstones(total(BatchReport::tombstoneRecords)),
         total(BatchReport::exactRetries),
         total(BatchReport::exactRetries) == 1 ? "y" : "ies",
         total(BatchReport::olderIgnored),
@@ -58,6 +59,10 @@ public record SilverResult(
     map.put("batches", batches.size());
     map.put("inputRows", total(BatchReport::inputRows));
     map.put("invalid", total(BatchReport::invalid));
+    long tombstoneRecords = total(BatchReport::tombstoneRecords);
+    if (tombstoneRecords > 0) {
+      map.put("tombstoneRecords", tombstoneRecords);
+    }
     map.put("exactRetries", total(BatchReport::exactRetries));
     map.put("distinctKeys", total(BatchReport::distinctKeys));
     map.put("conflictsInBatch", total(BatchReport::conflictsInBatch));

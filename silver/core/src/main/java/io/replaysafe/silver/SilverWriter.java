@@ -17,7 +17,9 @@ import static org.apache.spark.sql.functions.expr;
 
 import io.delta.tables.DeltaMergeBuilder;
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.ReservedNames;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -90,8 +92,11 @@ public final class SilverWriter {
     long inserts = MergeAction.count(actions, INSERT, REVIVE);
     Dataset<Row> toSilver = plan.where(MergeAction.in(INSERT, REVIVE, UPDATE, DELETE));
     String guard = newer("s", "t");
-    Map<String, String> insertValues = rowValues(false);
-    Map<String, String> updateValues = rowValues(contract.silver().ignoreNullUpdates());
+    Map<String, String> insertValues = rowValues(false, false);
+    Map<String, String> updateValues =
+        rowValues(
+            contract.silver().ignoreNullUpdates(),
+            List.of(plan.columns()).contains(NullUpdates.AFTER_DELETE));
 
     DeltaMergeBuilder merge =
         tables
@@ -134,17 +139,19 @@ public final class SilverWriter {
 
   /**
    * The silver row written for an incoming row. With {@code ignoreNullUpdates} a null in an update
-   * keeps the stored value of that (non-key, non-sequence) column.
+   * keeps the stored value of that (non-key, non-sequence) column, unless a delete of the batch
+   * lies between them ({@code afterDeleteKnown}: the plan carries {@link
+   * NullUpdates#AFTER_DELETE}).
    */
-  private Map<String, String> rowValues(boolean keepStoredOnNull) {
+  private Map<String, String> rowValues(boolean keepStoredOnNull, boolean afterDeleteKnown) {
     Map<String, String> values = new LinkedHashMap<>();
     for (String c : contract.silverColumns()) {
       boolean businessValue = !contract.silver().identityColumns().contains(c);
-      values.put(
-          c,
-          keepStoredOnNull && businessValue
-              ? "coalesce(s." + q(c) + ", t." + q(c) + ")"
-              : "s." + q(c));
+      String kept = "coalesce(s." + q(c) + ", t." + q(c) + ")";
+      if (afterDeleteKnown) {
+        kept = "if(s." + NullUpdates.AFTER_DELETE + ", s." + q(c) + ", " + kept + ")";
+      }
+      values.put(c, keepStoredOnNull && businessValue ? kept : "s." + q(c));
     }
     values.put(PAYLOAD_HASH, "s." + PAYLOAD_HASH);
     values.put(STORED_SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
@@ -170,7 +177,7 @@ public final class SilverWriter {
     values.put(PAYLOAD_HASH, "s." + PAYLOAD_HASH);
     values.put(STORED_SOURCE_FILE, "s." + q(Columns.SOURCE_FILE));
     values.put(BRONZE_VERSION, "s." + COMMIT_VERSION);
-    values.put("__deleted_at", "current_timestamp()");
+    values.put(ReservedNames.DELETED_AT, "current_timestamp()");
     values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     String isDelete = MergeAction.sqlIn("s." + ACTION, DELETE, TOMBSTONE_ONLY);
     DeltaMergeBuilder merge =

@@ -9,6 +9,7 @@ import static org.apache.spark.sql.functions.struct;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.ReservedNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -26,7 +27,7 @@ import org.apache.spark.sql.types.StructType;
  * applied is kept in {@code <path>_truncates}, so replays and late events respect it.
  */
 public final class Truncates {
-  static final String IS_TRUNCATE = "__is_truncate";
+  static final String IS_TRUNCATE = ReservedNames.IS_TRUNCATE;
 
   private final SparkSession spark;
   private final SilverContract contract;
@@ -99,12 +100,12 @@ public final class Truncates {
   public void ensureExists() {
     StructType schema = new StructType();
     for (String c : contract.sequenceBy()) {
-      schema = schema.add(c, contract.pipeline().source().schema().apply(c).dataType(), true);
+      schema = schema.add(c, contract.pipeline().businessSchema().apply(c).dataType(), true);
     }
     schema =
         schema
             .add(SilverContract.STORED_SOURCE_FILE, DataTypes.StringType, true)
-            .add("__truncated_at", DataTypes.TimestampType, true);
+            .add(ReservedNames.TRUNCATED_AT, DataTypes.TimestampType, true);
     DeltaTable.createIfNotExists(spark).location(path()).addColumns(schema).execute();
   }
 
@@ -131,7 +132,7 @@ public final class Truncates {
       columns.add(col(SEQ).getField(c).as(c));
     }
     columns.add(col(Columns.SOURCE_FILE).as(SilverContract.STORED_SOURCE_FILE));
-    columns.add(current_timestamp().as("__truncated_at"));
+    columns.add(current_timestamp().as(ReservedNames.TRUNCATED_AT));
     truncateRows
         .where(col(SEQ).equalTo(literal(incoming)))
         .select(columns.toArray(Column[]::new))
@@ -148,6 +149,15 @@ public final class Truncates {
   /** Rows of the batch not older than the watermark. */
   public Dataset<Row> notOlderThan(Dataset<Row> rows, Row watermark) {
     return watermark == null ? rows : rows.where(col(SEQ).geq(literal(watermark)));
+  }
+
+  /**
+   * The stored state of a batch's keys ({@link MergePlan#T_SEQ}) that the watermark left: the state
+   * is read before the batch's truncate deletes what is older, and a key whose row it removed must
+   * be planned as absent (its newer event an insert), as in a run after the truncate's.
+   */
+  Dataset<Row> storedNotOlderThan(Dataset<Row> state, Row watermark) {
+    return watermark == null ? state : state.where(col(MergePlan.T_SEQ).geq(literal(watermark)));
   }
 
   private Column literal(Row sequence) {

@@ -36,7 +36,8 @@ class BatchReportTest {
             Note.ofAction(MergeAction.RETRY, "101", "2", null), Note.invalid("f1.json", "no key")),
         "v3",
         STARTED,
-        null);
+        null,
+        0);
   }
 
   @Test

@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -100,6 +101,9 @@ class HistoryScd2Test extends SparkTestBase {
   }
 
   @Test
+  // Slow (replays every earlier batch, about 25 s). In the suite, a history table's batches are
+  // replayed by InterruptedBatchTest's rerun from a deleted checkpoint.
+  @Tag("slow")
   void replayingEveryEarlierBatchChangesNothing() {
     SilverHarness p = history("");
     String[] first = {order(1, 1, "Created"), order(2, 1, "Created")};

@@ -12,6 +12,8 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * A batch that died part-way, rebuilt in this JVM from a finished one: the tables it had not yet
@@ -52,9 +54,11 @@ class InterruptedBatchTest extends SparkTestBase {
             .orderBy("batch_id"));
   }
 
-  @Test
-  void aBatchThatDiedAfterTheSilverMergeReplaysItsTombstonesAndItsCounts() throws IOException {
-    SilverHarness p = SilverHarness.orders(spark, dir, "");
+  @ParameterizedTest
+  @EnumSource(SilverHarness.Shape.class)
+  void aBatchThatDiedAfterTheSilverMergeReplaysItsTombstonesAndItsCounts(SilverHarness.Shape shape)
+      throws IOException {
+    SilverHarness p = SilverHarness.orders(spark, dir, "", shape);
     p.deliver(order(1, 1, "Created"), order(2, 1, "Created"), delete(3, 1));
     p.run();
     // Batch 1: an update, a delete, and key 3 revived by an insert newer than its tombstone.

@@ -14,6 +14,8 @@ import java.util.List;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * foreachBatch is at-least-once: a batch replayed after a crash between the MERGE and the
@@ -23,8 +25,12 @@ class ReplayIdempotenceTest extends SparkTestBase {
   @TempDir Path dir;
 
   SilverHarness loaded() {
+    return loaded(SilverHarness.Shape.PLAIN);
+  }
+
+  SilverHarness loaded(SilverHarness.Shape shape) {
     SilverHarness p =
-        SilverHarness.orders(spark, dir, "onConflict: quarantine\nonInvalid: quarantine\n");
+        SilverHarness.orders(spark, dir, "onConflict: quarantine\nonInvalid: quarantine\n", shape);
     p.deliver(order(1, 1, "Created"), order(2, 1, "Created"), order(3, 1, "Created"), "not json");
     p.run();
     p.deliver(order(1, 2, "Shipped"), order(2, 1, "Changed"), delete(3, 2), order(4, 1, "Created"));
@@ -52,9 +58,11 @@ class ReplayIdempotenceTest extends SparkTestBase {
     return rows(p.quarantine().select("quarantine_id").orderBy("quarantine_id"));
   }
 
-  @Test
-  void aBatchReplayedAfterACrashBeforeTheCheckpointCommitChangesNothing() throws IOException {
-    SilverHarness p = loaded();
+  @ParameterizedTest
+  @EnumSource(SilverHarness.Shape.class)
+  void aBatchReplayedAfterACrashBeforeTheCheckpointCommitChangesNothing(SilverHarness.Shape shape)
+      throws IOException {
+    SilverHarness p = loaded(shape);
     List<String> before = state(p);
     List<String> quarantined = quarantineIds(p);
     assertThat(p.silverRows()).containsExactly("1|2|Shipped", "2|1|Created", "4|1|Created");
@@ -80,9 +88,11 @@ class ReplayIdempotenceTest extends SparkTestBase {
         .containsExactly("0|1", "1|1");
   }
 
-  @Test
-  void aRerunFromADeletedSilverCheckpointLeavesSilverUnchanged() throws IOException {
-    SilverHarness p = loaded();
+  @ParameterizedTest
+  @EnumSource(SilverHarness.Shape.class)
+  void aRerunFromADeletedSilverCheckpointLeavesSilverUnchanged(SilverHarness.Shape shape)
+      throws IOException {
+    SilverHarness p = loaded(shape);
     List<String> before = state(p);
     List<String> quarantined = quarantineIds(p);
 
@@ -104,7 +114,9 @@ class ReplayIdempotenceTest extends SparkTestBase {
                     .where(
                         org.apache.spark.sql.functions.not(
                             col("quarantine_id").isin(quarantined.toArray())))
-                    .selectExpr("reason", "get_json_object(raw_payload, '$.status')")))
+                    .selectExpr(
+                        "reason",
+                        "get_json_object(raw_payload, '" + shape.rawField("status") + "')")))
         .containsExactly("CONFLICT_IN_BATCH|Created");
   }
 

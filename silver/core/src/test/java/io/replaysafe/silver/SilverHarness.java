@@ -3,6 +3,7 @@ package io.replaysafe.silver;
 import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.testing.PipelineYaml;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,18 +22,88 @@ final class SilverHarness {
   static final String ORDERS_SCHEMA =
       "order_id BIGINT, source_version BIGINT, status STRING, op STRING";
 
+  /**
+   * How the orders' events land: as rows, or each wrapped in an envelope ({@code {"payload": <row>,
+   * "ts_ms": <delivery>}}) that {@code silver.columns} unwraps, so the same contract tests run
+   * through derived columns. The envelope's {@code ts_ms} differs on every delivery, as a CDC
+   * connector's processing time does when it re-emits an event.
+   */
+  enum Shape {
+    PLAIN,
+    ENVELOPE;
+
+    String schema() {
+      return this == PLAIN
+          ? ORDERS_SCHEMA
+          : "payload STRUCT<order_id: BIGINT, source_version: BIGINT, status: STRING, op: STRING>,"
+              + " ts_ms BIGINT";
+    }
+
+    String columns() {
+      return this == PLAIN
+          ? ""
+          : "columns:\n  order_id: \"payload.order_id\"\n  source_version: \"payload.source_version\"\n"
+              + "  status: \"payload.status\"\n  op: \"payload.op\"\n";
+    }
+
+    /** A field of the raw payload (quarantine's {@code raw_payload}) as a JSON path. */
+    String rawField(String field) {
+      return this == PLAIN ? "$." + field : "$.payload." + field;
+    }
+
+    String line(String row, int delivery) {
+      return this == PLAIN || !row.startsWith("{")
+          ? row
+          : "{\"payload\":" + row + ",\"ts_ms\":" + delivery + "}";
+    }
+  }
+
   final Path dir;
   final PipelineConfig config;
   private final SparkSession spark;
+  private final Shape shape;
   private int deliveries;
 
   private final String yaml;
 
   SilverHarness(SparkSession spark, Path dir, String schema, String silverYaml) {
+    this(spark, dir, "silver", schema, silverYaml, Shape.PLAIN);
+  }
+
+  /**
+   * A pipeline whose silver table is {@code dir/silverName}: pipelines under one {@code dir} share
+   * the landing directory and bronze, so several contracts (or a rebuild) read the same bronze.
+   */
+  SilverHarness(SparkSession spark, Path dir, String silverName, String schema, String silverYaml) {
+    this(spark, dir, silverName, schema, silverYaml, Shape.PLAIN);
+  }
+
+  private SilverHarness(
+      SparkSession spark,
+      Path dir,
+      String silverName,
+      String schema,
+      String silverYaml,
+      Shape shape) {
+    this.shape = shape;
     this.spark = spark;
     this.dir = dir;
-    this.yaml = TestContracts.yaml("orders", dir, schema, silverYaml);
+    this.yaml = PipelineYaml.local("orders", dir, silverName, schema, silverYaml);
     this.config = ConfigLoader.parse("test", yaml);
+  }
+
+  private SilverHarness(SilverHarness from, PipelineConfig config) {
+    this.spark = from.spark;
+    this.dir = from.dir;
+    this.yaml = from.yaml;
+    this.shape = from.shape;
+    this.config = config;
+    this.deliveries = from.deliveries;
+  }
+
+  /** The same pipeline with {@code evidence.showValues: true} (as {@code --show-values}). */
+  SilverHarness showingValues() {
+    return new SilverHarness(this, config.showingValues());
   }
 
   /**
@@ -54,13 +125,21 @@ final class SilverHarness {
 
   /** The orders contract of seeds 000 and 003: key order_id, sequence source_version. */
   static SilverHarness orders(SparkSession spark, Path dir, String extraYaml) {
+    return orders(spark, dir, extraYaml, Shape.PLAIN);
+  }
+
+  /** The same contract, its events landing in {@code shape}. */
+  static SilverHarness orders(SparkSession spark, Path dir, String extraYaml, Shape shape) {
     return new SilverHarness(
         spark,
         dir,
-        ORDERS_SCHEMA,
-        "keys: [order_id]\nsequenceBy: [source_version]\napplyAsDeletes: \"op = 'DELETE'\"\n"
+        "silver",
+        shape.schema(),
+        shape.columns()
+            + "keys: [order_id]\nsequenceBy: [source_version]\napplyAsDeletes: \"op = 'DELETE'\"\n"
             + "exceptColumnList: [op]\n"
-            + extraYaml);
+            + extraYaml,
+        shape);
   }
 
   static String order(long id, long version, String status) {
@@ -87,7 +166,11 @@ final class SilverHarness {
     String name = String.format("delivery-%03d.json", deliveries);
     try {
       Files.createDirectories(dir.resolve("landing"));
-      Files.writeString(dir.resolve("landing").resolve(name), String.join("\n", lines) + "\n");
+      List<String> landed = new java.util.ArrayList<>();
+      for (String line : lines) {
+        landed.add(shape.line(line, deliveries));
+      }
+      Files.writeString(dir.resolve("landing").resolve(name), String.join("\n", landed) + "\n");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -96,8 +179,12 @@ final class SilverHarness {
 
   /** One scheduled run: bronze then silver. */
   SilverResult run() {
-    BronzeIngest.from(config, spark).execute();
+    bronzeOnly();
     return silverOnly();
+  }
+
+  void bronzeOnly() {
+    BronzeIngest.from(config, spark).execute();
   }
 
   SilverResult silverOnly() {

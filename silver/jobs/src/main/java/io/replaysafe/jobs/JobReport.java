@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.ErrorKind;
 import io.replaysafe.common.ErrorMessages;
 import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.io.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -21,7 +22,7 @@ public final class JobReport {
   public static final String OK = "ok";
   public static final String FAILED = "failed";
 
-  private static final ObjectMapper JSON = new ObjectMapper();
+  private static final ObjectMapper JSON = Json.mapper();
 
   private JobReport() {}
 
@@ -76,11 +77,15 @@ public final class JobReport {
     return map;
   }
 
-  /** The failure fields every JSON report carries: status, exit code, the whole message. */
+  /**
+   * The failure fields every JSON report carries: status, exit code, the error's kind ({@link
+   * ErrorKind#label()}), the whole message.
+   */
   public static Map<String, Object> failureFields(Throwable e) {
     Map<String, Object> map = new LinkedHashMap<>();
     map.put("status", FAILED);
     map.put("exitCode", exitCode(e));
+    map.put("kind", ErrorKind.of(e).label());
     map.put("error", messageOf(e));
     return map;
   }

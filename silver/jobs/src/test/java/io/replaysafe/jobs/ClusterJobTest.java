@@ -136,7 +136,7 @@ class ClusterJobTest extends SparkTestBase {
         .isEqualTo(
             "{\"layer\":\"silver\",\"pipeline\":\"file:"
                 + missing
-                + "\",\"status\":\"failed\",\"exitCode\":2,\"error\":\"Cannot read pipeline file"
+                + "\",\"status\":\"failed\",\"exitCode\":2,\"kind\":\"config\",\"error\":\"Cannot read pipeline file"
                 + " file:"
                 + missing
                 + ": it does not exist; check the --config path\"}\n");

@@ -2,13 +2,52 @@ package io.replaysafe.jobs;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ErrorKind;
 import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.RetryableException;
+import io.replaysafe.common.RunTimeoutException;
 import java.lang.reflect.InvocationTargetException;
+import java.net.SocketTimeoutException;
 import java.util.concurrent.ExecutionException;
 import org.junit.jupiter.api.Test;
 
 /** The one-line message of a failure: what failed, even when it arrives wrapped. */
 class JobReportTest {
+
+  /** A rejected batch and a crash share exit code 1; the JSON report's kind tells them apart. */
+  @Test
+  void theFailureFieldsNameTheKindOfEveryEnding() {
+    ReplaysafeException rejected =
+        new ReplaysafeException("Cannot merge batch 0") {
+          @Override
+          public ErrorKind kind() {
+            return ErrorKind.REJECTED;
+          }
+        };
+    assertThat(JobReport.failureFields(rejected))
+        .containsEntry("exitCode", 1)
+        .containsEntry("kind", "rejected");
+    assertThat(JobReport.failureFields(new IllegalStateException("table is gone")))
+        .containsEntry("exitCode", 1)
+        .containsEntry("kind", "failed");
+    assertThat(JobReport.failureFields(new ConfigException("silver.keys: 'idd' is unknown")))
+        .containsEntry("exitCode", 2)
+        .containsEntry("kind", "config");
+    assertThat(JobReport.failureFields(new RetryableException("lease held by run on host-b")))
+        .containsEntry("exitCode", 4)
+        .containsEntry("kind", "retryable");
+    assertThat(
+            JobReport.failureFields(
+                new RuntimeException("S3 read", new SocketTimeoutException("read timed out"))))
+        .containsEntry("exitCode", 4)
+        .containsEntry("kind", "retryable");
+    assertThat(JobReport.failureFields(new RunTimeoutException("run exceeded --timeout 10m")))
+        .containsEntry("exitCode", 5)
+        .containsEntry("kind", "timeout");
+    assertThat(JobReport.failureFields(new IllegalStateException("x")).keySet())
+        .containsExactly("status", "exitCode", "kind", "error");
+  }
 
   @Test
   void aReplaysafeErrorIsItsOwnMessage() {

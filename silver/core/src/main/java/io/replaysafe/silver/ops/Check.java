@@ -35,8 +35,30 @@ public final class Check {
     this.spark = spark;
   }
 
+  /** What became of one constraint. */
+  public enum Decision {
+    /** On the table already, checked against its rows. */
+    ON_TABLE,
+    /** Given on the command line, checked, not added (no {@code --add}). */
+    CHECKED,
+    /** Given with {@code --add}, not added: existing rows violate it. */
+    REFUSED,
+    /** Given with {@code --add}, added: no row violates it. */
+    ADDED
+  }
+
   public record ConstraintResult(
-      String name, String predicate, long violations, List<String> sample, String state) {}
+      String name, String predicate, long violations, List<String> sample, Decision decision) {
+    /** The decision in words, as {@code replaysafe check} prints it. */
+    public String state() {
+      return switch (decision) {
+        case ON_TABLE -> "on table";
+        case CHECKED -> "checked";
+        case REFUSED -> "refused: " + violations + " existing row(s) violate it";
+        case ADDED -> "added";
+      };
+    }
+  }
 
   public record Outcome(
       long rows,
@@ -45,6 +67,11 @@ public final class Check {
       List<ConstraintResult> constraints) {
     public boolean clean() {
       return duplicateKeys == 0 && constraints.stream().allMatch(c -> c.violations() == 0);
+    }
+
+    /** True when an {@code --add} was refused: a decision for a person, not only an alert. */
+    public boolean refused() {
+      return constraints.stream().anyMatch(c -> c.decision() == Decision.REFUSED);
     }
   }
 
@@ -82,13 +109,13 @@ public final class Check {
               .limit(SAMPLE)
               .toJSON()
               .collectAsList();
-      String state;
+      Decision decision;
       if (!constraints.containsKey(c.getKey())) {
-        state = "on table";
+        decision = Decision.ON_TABLE;
       } else if (!add) {
-        state = "checked";
+        decision = Decision.CHECKED;
       } else if (violations > 0) {
-        state = "refused: " + violations + " existing row(s) violate it";
+        decision = Decision.REFUSED;
       } else {
         spark.sql(
             "ALTER TABLE delta."
@@ -98,9 +125,9 @@ public final class Check {
                 + " CHECK ("
                 + c.getValue()
                 + ")");
-        state = "added";
+        decision = Decision.ADDED;
       }
-      results.add(new ConstraintResult(c.getKey(), c.getValue(), violations, sample, state));
+      results.add(new ConstraintResult(c.getKey(), c.getValue(), violations, sample, decision));
     }
     return new Outcome(silver.count(), duplicateKeys, duplicateSample, results);
   }

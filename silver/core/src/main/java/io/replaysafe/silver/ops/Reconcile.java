@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SqlNames;
@@ -58,18 +59,24 @@ public final class Reconcile {
       processor.rollBackInterrupted(commits);
     }
     Dataset<Row> source =
-        spark.createDataset(sourceKeys.keys(), Encoders.STRING()).toDF("__key").distinct();
+        spark
+            .createDataset(sourceKeys.keys(), Encoders.STRING())
+            .toDF(ReservedNames.KEY)
+            .distinct();
     Dataset<Row> silver =
-        tables.silver().withColumn("__key", KeySelection.displayOfStored(contract));
+        tables.silver().withColumn(ReservedNames.KEY, KeySelection.displayOfStored(contract));
     Dataset<Row> missing =
         silver
-            .join(source, silver.col("__key").equalTo(source.col("__key")), "left_anti")
+            .join(
+                source,
+                silver.col(ReservedNames.KEY).equalTo(source.col(ReservedNames.KEY)),
+                "left_anti")
             .localCheckpoint(true);
     long missingCount = missing.count();
     List<String> sample =
         missing
-            .select("__key")
-            .orderBy("__key")
+            .select(ReservedNames.KEY)
+            .orderBy(ReservedNames.KEY)
             .limit(SAMPLE)
             .as(Encoders.STRING())
             .collectAsList();
@@ -93,7 +100,7 @@ public final class Reconcile {
    */
   private Dataset<Row> asDeletes(Dataset<Row> missing, SilverContract contract, String sourceName) {
     List<Column> columns = new ArrayList<>();
-    var schema = config.source().schema();
+    var schema = config.businessSchema();
     for (String c : contract.pipeline().businessColumns()) {
       columns.add(
           contract.silverColumns().contains(c)
@@ -105,9 +112,12 @@ public final class Reconcile {
     columns.add(
         lit("reconcile: missing from source-of-truth " + sourceName).as(Columns.SOURCE_FILE));
     columns.add(lit(null).cast("timestamp").as(Columns.INGESTED_AT));
-    columns.add(col(SilverContract.BRONZE_VERSION).as("_commit_version"));
+    columns.add(col(SilverContract.BRONZE_VERSION).as(ReservedNames.COMMIT_VERSION));
     columns.add(lit(true).as(BatchPreparation.FORCE_DELETE));
     columns.add(lit(true).as(BatchPreparation.WAIVED));
-    return missing.select(columns.toArray(Column[]::new));
+    // Already in the contract's shape: derived columns, when the contract has them, are not
+    // derived again from an envelope these rows never had.
+    Dataset<Row> rows = missing.select(columns.toArray(Column[]::new));
+    return rows.withColumn(SilverContract.RAW_PAYLOAD, contract.businessPayload());
   }
 }

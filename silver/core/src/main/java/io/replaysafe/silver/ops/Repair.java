@@ -1,5 +1,6 @@
 package io.replaysafe.silver.ops;
 
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SqlNames;
@@ -41,15 +42,21 @@ public final class Repair {
     BatchCommits commits = BatchCommits.ofOperation(spark, "repair", identity);
     // A repair that died part-way is undone first, so it plans against the same silver.
     processor.rollBackInterrupted(commits);
+    // The keys' rows from bronze's current snapshot, not its change feed since version 0: that
+    // works after Delta's log cleanup and a VACUUM, holds the values --promote-rescued filled in,
+    // and no row an erase removed. Bronze is append-only, so the snapshot holds every event.
+    long bronzeVersion = DeltaTables.latestVersion(spark, config.bronze().path());
     Dataset<Row> bronze =
-        spark
-            .read()
-            .format("delta")
-            .option("readChangeFeed", "true")
-            .option("startingVersion", "0")
-            .load(config.bronze().path())
-            // Events are inserts; updates are backfills (bronze --promote-rescued).
-            .where(org.apache.spark.sql.functions.col("_change_type").equalTo("insert"))
+        contract
+            .derive(
+                spark
+                    .read()
+                    .format("delta")
+                    .option("versionAsOf", bronzeVersion)
+                    .load(config.bronze().path())
+                    .withColumn(
+                        ReservedNames.COMMIT_VERSION,
+                        org.apache.spark.sql.functions.lit(bronzeVersion)))
             .where(KeySelection.displayOfRaw(contract).isin(keys.keys().toArray()));
     List<String> before = rowsOf(tables, contract, keys);
     String runId = "repair-" + identity + "-v" + DeltaTables.latestVersion(tables.silverTable());

@@ -9,6 +9,7 @@ import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.ContractHistory;
+import io.replaysafe.silver.SilverCheckpoint;
 import java.io.IOException;
 import java.sql.Timestamp;
 import java.time.Duration;
@@ -103,31 +104,50 @@ public final class Status {
     Map<String, Long> quarantine = new LinkedHashMap<>();
     List<String> alerts = new ArrayList<>();
     if (config.silver().isPresent()) {
+      // What silver has processed is what its stream's checkpoint says, not the run log: an
+      // operation (repair, reconcile, a release) logs applied rows at bronze's newest version
+      // while the stream may be stuck behind a rejected batch.
+      var checkpoint =
+          new SilverCheckpoint(
+                  config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
+              .read()
+              .committedThrough();
+      processed = checkpoint.isPresent() ? checkpoint.getAsLong() : null;
       String runsPath = config.requireSilver().runsPath();
       if (DeltaTable.isDeltaTable(spark, runsPath)) {
         var runs = spark.read().format("delta").load(runsPath);
-        Row max =
-            runs.where(col("status").equalTo("APPLIED"))
-                .agg(org.apache.spark.sql.functions.max("bronze_version_max"))
-                .first();
-        processed = max.isNullAt(0) ? null : max.getLong(0);
         runs.orderBy(col("started_at").desc())
             .limit(5)
             .select("started_at", "batch_id", "status", "input_rows", "quarantined", "message")
             .toJSON()
             .collectAsList()
             .forEach(lastRuns::add);
-        Row last =
-            runs
+        // A rejection stays an alert until the stream has applied the versions it rejected,
+        // whatever was logged after it.
+        var stillRejected = runs.where(col("status").equalTo("REJECTED"));
+        if (processed != null) {
+          stillRejected = stillRejected.where(col("bronze_version_max").gt(processed));
+        }
+        Row rejected =
+            stillRejected
                 .orderBy(col("started_at").desc())
-                .select("status")
+                .select("bronze_version_min", "bronze_version_max", "started_at")
                 .limit(1)
                 .collectAsList()
                 .stream()
                 .findFirst()
                 .orElse(null);
-        if (last != null && "REJECTED".equals(last.getString(0))) {
-          alerts.add("the last silver batch was REJECTED: see 'replaysafe export --layer runs'");
+        if (rejected != null) {
+          alerts.add(
+              "silver REJECTED bronze versions "
+                  + rejected.get(0)
+                  + "-"
+                  + rejected.get(1)
+                  + " at "
+                  + ((Timestamp) rejected.get(2)).toInstant()
+                  + " and its stream has not applied them since (processed through "
+                  + (processed == null ? "none" : "version " + processed)
+                  + "): see 'replaysafe export --layer runs'");
         }
       }
       if (bronzeVersion != null) {

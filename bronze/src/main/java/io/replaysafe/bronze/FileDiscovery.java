@@ -1,0 +1,34 @@
+package io.replaysafe.bronze;
+
+import java.util.List;
+
+/**
+ * Where a bronze run finds the files that may be new: a listing of {@code source.path}, or the S3
+ * event notifications of an SQS queue. The seam between discovering and reading: a discovery only
+ * finds candidates; the {@link FileState} decides which are new, the source plans and reads them,
+ * the Delta sink writes them, and the file state records their fate.
+ */
+interface FileDiscovery extends AutoCloseable {
+  /**
+   * Candidate files, oldest first or in any order (the source orders them); may repeat files
+   * already ingested or already returned, which the file state filters out.
+   */
+  List<FileState.Discovered> discover();
+
+  /** How a file this discovery found is recorded in the file state ({@code discovered_by}). */
+  String kind(FileState.Discovered file);
+
+  /**
+   * Every batch up to the one the run committed last is durable: what the discovery holds for them
+   * (notifications on the queue) may be let go. Called once the run's query stopped.
+   */
+  default void committed() {}
+
+  /** What the run counted (notifications ignored and why), for its summary; empty by default. */
+  default DiscoveryCounts counts() {
+    return DiscoveryCounts.NONE;
+  }
+
+  @Override
+  default void close() {}
+}

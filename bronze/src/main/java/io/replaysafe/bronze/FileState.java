@@ -1,0 +1,287 @@
+package io.replaysafe.bronze;
+
+import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.current_timestamp;
+import static org.apache.spark.sql.functions.element_at;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.max;
+import static org.apache.spark.sql.functions.split;
+
+import io.delta.tables.DeltaTable;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.Column;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Encoders;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.RowFactory;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructType;
+
+/**
+ * Every file bronze has seen, one row each, in a Delta table inside the bronze checkpoint ({@code
+ * <checkpoint>/file_state}): path, size, modification time, ETag where the store gives one, when
+ * and how it was discovered, the batch it went into, when that batch committed, and its status
+ * ({@value #DISCOVERED}: planned into a batch not known to have committed; {@value #INGESTED}). A
+ * file's fate as a bad file (bad, dismissed, retried) stays in the bad-files table, which decides
+ * it; {@code replaysafe files} shows both.
+ *
+ * <p>Why a Delta table: a run asks it only about the files it found (an anti-join of the candidates
+ * with the table, on the executors), so the driver never holds the history, and the table is
+ * clustered by path so a small lookup reads few of its files. Its commits are atomic, on S3 as on
+ * disk, and anyone can query it. It lives in the checkpoint because it is the checkpoint's memory:
+ * deleting the checkpoint forgets every file, as before.
+ */
+public final class FileState {
+  public static final String DIRECTORY = "file_state";
+  public static final String DISCOVERED = "discovered";
+  public static final String INGESTED = "ingested";
+
+  /** How a file was found: by listing, by a notification, by a backfill listing, by adoption. */
+  public static final String BY_LISTING = "listing";
+
+  public static final String BY_NOTIFICATION = "notification";
+  public static final String BY_BACKFILL = "backfill";
+  public static final String BY_ADOPTION = "adopted";
+
+  public static final StructType SCHEMA =
+      new StructType()
+          .add("path", DataTypes.StringType, false)
+          .add("size", DataTypes.LongType, true)
+          .add("modification_time", DataTypes.TimestampType, true)
+          .add("etag", DataTypes.StringType, true)
+          .add("discovered_at", DataTypes.TimestampType, true)
+          .add("discovered_by", DataTypes.StringType, true)
+          .add("batch_id", DataTypes.LongType, false)
+          .add("committed_at", DataTypes.TimestampType, true)
+          .add("status", DataTypes.StringType, false);
+
+  /** A file a discovery found: its URI string as Spark names it, size, mtime, ETag if known. */
+  public record Discovered(String path, long size, long modifiedMs, String etag) {}
+
+  private final SparkSession spark;
+  private final String path;
+
+  private FileState(SparkSession spark, String path) {
+    this.spark = spark;
+    this.path = path;
+  }
+
+  /** The file state of the bronze checkpoint (which may not have one yet). */
+  public static FileState of(SparkSession spark, String checkpoint) {
+    return new FileState(spark, new Path(checkpoint, DIRECTORY).toString());
+  }
+
+  public String path() {
+    return path;
+  }
+
+  public boolean exists() {
+    return DeltaTable.isDeltaTable(spark, path);
+  }
+
+  /** Creates the table when missing; clustered by path, its small files compacted as it goes. */
+  void ensure(String pipeline) {
+    if (exists()) {
+      return;
+    }
+    DeltaTable.createIfNotExists(spark)
+        .location(path)
+        .addColumns(SCHEMA)
+        .clusterBy("path")
+        .property("delta.autoOptimize.autoCompact", "true")
+        .comment("replaysafe: every file bronze of pipeline " + pipeline + " has seen")
+        .execute();
+  }
+
+  /** The table as it is, for {@code replaysafe files}. */
+  public Dataset<Row> read() {
+    return spark.read().format("delta").load(path);
+  }
+
+  /**
+   * The candidates that are in no planned batch up to {@code lastPlanned}: new files, and files a
+   * run wrote into a batch it never got to plan (stopped between the two). Only the candidates' own
+   * rows are matched, on the executors.
+   *
+   * @param byName compare file names only ({@code fileNameOnly})
+   */
+  List<Discovered> notPlanned(List<Discovered> candidates, long lastPlanned, boolean byName) {
+    if (candidates.isEmpty() || !exists()) {
+      return candidates;
+    }
+    Dataset<Row> found = candidatesFrame(candidates);
+    Dataset<Row> planned = read().where(col("batch_id").leq(lastPlanned)).select("path");
+    Column join =
+        byName
+            ? fileName(found.col("path")).equalTo(fileName(planned.col("path")))
+            : found.col("path").equalTo(planned.col("path"));
+    Map<String, Discovered> byPath = new LinkedHashMap<>();
+    candidates.forEach(c -> byPath.put(c.path(), c));
+    List<Discovered> fresh = new ArrayList<>();
+    for (String p :
+        found
+            .join(planned, join, "left_anti")
+            .select(found.col("path"))
+            .as(Encoders.STRING())
+            .collectAsList()) {
+      fresh.add(byPath.get(p));
+    }
+    return fresh;
+  }
+
+  private static Column fileName(Column path) {
+    return element_at(split(path, "/"), -1);
+  }
+
+  private Dataset<Row> candidatesFrame(Collection<Discovered> files) {
+    List<Row> rows = new ArrayList<>();
+    for (Discovered f : files) {
+      rows.add(RowFactory.create(f.path()));
+    }
+    return spark.createDataFrame(rows, new StructType().add("path", DataTypes.StringType, false));
+  }
+
+  /**
+   * Records the files as planned into {@code batch}, before Spark writes the batch's offset: a run
+   * stopped in between finds them in a batch it never planned ({@link #forgetAfter}), and plans
+   * them again. An append: the files are new to the table.
+   */
+  void plan(List<Discovered> files, long batch, FileDiscovery discovery) {
+    Timestamp now = new Timestamp(System.currentTimeMillis());
+    List<Row> rows = new ArrayList<>();
+    for (Discovered f : files) {
+      rows.add(
+          RowFactory.create(
+              f.path(),
+              f.size(),
+              new Timestamp(f.modifiedMs()),
+              f.etag(),
+              now,
+              discovery.kind(f),
+              batch,
+              null,
+              DISCOVERED));
+    }
+    spark.createDataFrame(rows, SCHEMA).write().format("delta").mode("append").save(path);
+  }
+
+  /** The highest batch any file is recorded in, if any. */
+  OptionalLong lastPlanned() {
+    if (!exists()) {
+      return OptionalLong.empty();
+    }
+    Row r = read().agg(max(col("batch_id"))).first();
+    return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getLong(0));
+  }
+
+  /**
+   * Removes the files recorded in batches after {@code batch}: a run stopped after it wrote them
+   * and before Spark wrote the batch's offset. They are found again, and planned again.
+   */
+  void forgetAfter(long batch) {
+    DeltaTable.forPath(spark, path).delete(col("batch_id").gt(batch));
+  }
+
+  /** The files planned into batches after {@code after} up to {@code upTo}, in path order. */
+  List<String> filesOf(long after, long upTo) {
+    if (!exists()) {
+      return List.of();
+    }
+    return read()
+        .where(col("batch_id").gt(after).and(col("batch_id").leq(upTo)))
+        .select("path")
+        .orderBy("path")
+        .as(Encoders.STRING())
+        .collectAsList();
+  }
+
+  /** The newest modification time of any file seen, for {@code maxFileAge}. */
+  OptionalLong newestModification() {
+    if (!exists()) {
+      return OptionalLong.empty();
+    }
+    Row r = read().agg(max(col("modification_time"))).first();
+    return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getTimestamp(0).getTime());
+  }
+
+  /**
+   * Marks the files of every batch up to {@code lastCommitted} that are still {@value #DISCOVERED}
+   * as {@value #INGESTED}. Delta commits nothing when no file matches (a run with nothing new).
+   */
+  void markCommitted(long lastCommitted) {
+    if (!exists()) {
+      return;
+    }
+    Map<String, Column> set = new LinkedHashMap<>();
+    set.put("status", lit(INGESTED));
+    set.put("committed_at", current_timestamp());
+    DeltaTable.forPath(spark, path)
+        .update(col("status").equalTo(DISCOVERED).and(col("batch_id").leq(lastCommitted)), set);
+  }
+
+  /**
+   * Adopts the file log Spark's file source kept in a checkpoint written before the file state
+   * existed: every file it lists, in the batch it went into, ingested when that batch committed.
+   * Read whole this once, on the first run after the upgrade.
+   */
+  void adopt(List<FileSourceLog.Entry> entries, long lastCommitted, String pipeline) {
+    ensure(pipeline);
+    if (entries.isEmpty()) {
+      return;
+    }
+    List<Row> rows = new ArrayList<>();
+    for (FileSourceLog.Entry e : entries) {
+      boolean committed = e.batchId() <= lastCommitted;
+      rows.add(
+          RowFactory.create(
+              e.path(),
+              null,
+              new Timestamp(e.timestamp()),
+              null,
+              null,
+              BY_ADOPTION,
+              e.batchId(),
+              null,
+              committed ? INGESTED : DISCOVERED));
+    }
+    spark.createDataFrame(rows, SCHEMA).write().format("delta").mode("append").save(path);
+  }
+
+  /** The table property that records when the last backfill listing ran (notification mode). */
+  static final String LAST_BACKFILL = "replaysafe.lastBackfillAt";
+
+  /** When the last backfill listing of notification mode ran, if one did. */
+  Optional<Instant> lastBackfill() {
+    if (!exists()) {
+      return Optional.empty();
+    }
+    for (Row r : spark.sql("SHOW TBLPROPERTIES delta.`" + path + "`").collectAsList()) {
+      if (LAST_BACKFILL.equals(r.getString(0))) {
+        return Optional.of(Instant.parse(r.getString(1)));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** Records a backfill listing that ran at {@code at} and whose files were all ingested. */
+  void recordBackfill(Instant at) {
+    spark.sql(
+        "ALTER TABLE delta.`"
+            + path
+            + "` SET TBLPROPERTIES ('"
+            + LAST_BACKFILL
+            + "' = '"
+            + at
+            + "')");
+  }
+}

@@ -1,0 +1,67 @@
+package io.replaysafe.bronze;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * {@code cleanSource} as Spark's file source does it, once a batch committed: {@code archive} (or
+ * Auto Loader's {@code move}) moves each of its files under {@code sourceArchiveDir}, keeping its
+ * path; {@code delete} deletes it. It keeps the landing prefix, and so every listing, small. A file
+ * that cannot be moved is left where it is with a warning: it is ingested and stays so.
+ */
+final class SourceCleaner {
+  private static final Logger LOG = LoggerFactory.getLogger(SourceCleaner.class);
+
+  private enum Mode {
+    OFF,
+    ARCHIVE,
+    DELETE
+  }
+
+  private final Configuration conf;
+  private final Mode mode;
+  private final Path archive;
+
+  SourceCleaner(Configuration conf, Map<String, String> options) {
+    this.conf = conf;
+    this.mode =
+        switch (options.getOrDefault("cleanSource", "off").toLowerCase(Locale.ROOT)) {
+          case "archive", "move" -> Mode.ARCHIVE;
+          case "delete" -> Mode.DELETE;
+          default -> Mode.OFF;
+        };
+    String dir = options.get("sourceArchiveDir");
+    this.archive = dir == null ? null : new Path(dir);
+  }
+
+  boolean enabled() {
+    return mode != Mode.OFF;
+  }
+
+  void clean(List<String> files) {
+    for (String file : files) {
+      Path from = new Path(java.net.URI.create(file));
+      try {
+        FileSystem fs = from.getFileSystem(conf);
+        if (mode == Mode.DELETE) {
+          fs.delete(from, false);
+        } else {
+          Path to = new Path(archive.toString().replaceAll("/+$", "") + from.toUri().getPath());
+          fs.mkdirs(to.getParent());
+          if (!fs.rename(from, to)) {
+            LOG.warn("Could not archive {} to {}; it stays in the source path", from, to);
+          }
+        }
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Could not clean {} ({}): {}", from, mode, e.toString());
+      }
+    }
+  }
+}

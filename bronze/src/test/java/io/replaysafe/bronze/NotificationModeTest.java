@@ -1,0 +1,177 @@
+package io.replaysafe.bronze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.replaysafe.common.config.ConfigLoader;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.StorageConfig;
+import io.replaysafe.common.s3.EmbeddedS3Server;
+import io.replaysafe.common.testing.S3LandingZone;
+import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Notification mode's own rules, over the in-process S3 and SQS endpoints: between backfills a run
+ * lists nothing and reads only the queue; what is not a new file of the source is counted and
+ * acknowledged; what is not an S3 notification stays on the queue; a message stays until its batch
+ * committed.
+ */
+class NotificationModeTest extends SparkTestBase {
+  private static final String BUCKET = "bronze-notifications";
+  private static EmbeddedS3Server server;
+  private static S3LandingZone zone;
+  private SqsQueue queue;
+  private String run;
+
+  @BeforeAll
+  static void startS3() {
+    server = EmbeddedS3Server.start(0, List.of(BUCKET));
+    server.credentials().installAsSystemProperties();
+    zone =
+        new S3LandingZone(
+            StorageConfig.of(server.endpoint().toString(), "us-east-1", true), BUCKET, "it");
+  }
+
+  @AfterAll
+  static void stopS3() {
+    server.close();
+  }
+
+  @BeforeEach
+  void startQueue() {
+    run = "n" + UUID.randomUUID().toString().substring(0, 8);
+    // A message received and not deleted comes back after a second (SQS's default is 30 s).
+    queue = SqsQueue.start("events-" + run, 1);
+  }
+
+  @AfterEach
+  void stopQueue() {
+    queue.close();
+  }
+
+  private String key(String relative) {
+    return "it/" + run + "/" + relative;
+  }
+
+  /** Lands the object; announces it unless {@code announced} is false. */
+  private void land(String relative, String line, boolean announced) {
+    byte[] bytes = (line + "\n").getBytes(StandardCharsets.UTF_8);
+    zone.put(run + "/" + relative, bytes);
+    if (announced) {
+      queue.notifyCreated(BUCKET, key(relative), bytes.length, "etag-" + relative);
+    }
+  }
+
+  private PipelineConfig config(String extra) {
+    return ConfigLoader.parse(
+        "test",
+        "name: orders\n"
+            + zone.storageYaml()
+            + "source:\n  path: "
+            + zone.root()
+            + "/"
+            + run
+            + "/landing\n  schema: \"order_id BIGINT, status STRING\"\n"
+            + "  discovery: notifications\n  queueUrl: "
+            + queue.url()
+            + "\n"
+            + extra
+            + "bronze:\n  path: "
+            + zone.root()
+            + "/"
+            + run
+            + "/bronze\n  checkpoint: "
+            + zone.root()
+            + "/"
+            + run
+            + "/checkpoint\n");
+  }
+
+  private List<String> files(PipelineConfig config) {
+    return rows(
+        FileStateView.files(
+                spark,
+                config,
+                new FileStateView.Filter(Optional.empty(), Optional.empty(), Optional.empty()))
+            .orElseThrow()
+            .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "discovered_by", "rows")
+            .orderBy("path"));
+  }
+
+  @Test
+  void readsOnlyTheQueueBetweenBackfillsAndCountsWhatItIgnores() throws Exception {
+    PipelineConfig daily = config("  options:\n    pathGlobFilter: \"*.json\"\n");
+    land("landing/a.json", "{\"order_id\":1,\"status\":\"Created\"}", true);
+
+    BronzeResult first = BronzeIngest.from(daily, spark).execute();
+    // The first run lists too: its backfill, as Auto Loader's includeExistingFiles.
+    assertThat(first.files()).isEqualTo(1);
+    assertThat(first.discovery().backfill()).isTrue();
+
+    land("landing/b.json", "{\"order_id\":2,\"status\":\"Created\"}", false); // never announced
+    land("landing/c.json", "{\"order_id\":3,\"status\":\"Created\"}", true);
+    queue.notifyCreated(BUCKET, key("landing/c.json"), 36, "etag-c"); // a duplicate
+    queue.send(SqsQueue.testEvent(BUCKET));
+    queue.send(SqsQueue.objectRemoved(BUCKET, key("landing/a.json"), Instant.now()));
+    queue.notifyCreated(BUCKET, key("elsewhere/x.json"), 10, "etag-x");
+    queue.notifyCreated(BUCKET, key("landing/notes.txt"), 10, "etag-n");
+    queue.send("hello, not an S3 notification");
+
+    BronzeResult second = BronzeIngest.from(daily, spark).execute();
+
+    assertThat(second).extracting(BronzeResult::files, BronzeResult::rows).containsExactly(1L, 1L);
+    assertThat(second.discovery())
+        .usingRecursiveComparison()
+        .ignoringFields("sqsCalls")
+        .isEqualTo(new DiscoveryCounts(5, 1, 1, 2, 1, false, 0));
+    assertThat(second.discovery().sqsCalls()).isPositive();
+    assertThat(second.summary())
+        .contains(
+            "notifications: 5 (ignored: 1 test event(s), 1 removal(s), 2 outside the source; 1"
+                + " message(s) not S3 notifications left on the queue; ");
+    // Only the message that is not a notification is still there.
+    assertThat(queue.depth()).isEqualTo(1);
+    assertThat(files(daily))
+        .containsExactly("a.json|ingested|notification|1", "c.json|ingested|notification|1");
+
+    // The backfill comes when its interval has passed, and finds the file never announced.
+    PipelineConfig often =
+        config("  backfillInterval: 1 second\n  options:\n    pathGlobFilter: \"*.json\"\n");
+    Thread.sleep(1100);
+    BronzeResult third = BronzeIngest.from(often, spark).execute();
+    assertThat(third.files()).isEqualTo(1);
+    assertThat(third.discovery().backfill()).isTrue();
+    assertThat(files(often))
+        .containsExactly(
+            "a.json|ingested|notification|1",
+            "b.json|ingested|backfill|1",
+            "c.json|ingested|notification|1");
+  }
+
+  @Test
+  void keepsTheMessageOfAFileWhoseBatchDidNotCommit() throws InterruptedException {
+    PipelineConfig strict = config("  schemaEvolutionMode: failOnNewColumns\n");
+    BronzeIngest.from(strict, spark).execute(); // the first run's backfill: nothing yet
+    land("landing/new.json", "{\"order_id\":1,\"status\":\"Created\",\"channel\":\"web\"}", true);
+
+    assertThatThrownBy(() -> BronzeIngest.from(strict, spark).execute())
+        .isInstanceOf(NewColumnException.class);
+
+    assertThat(queue.depth()).isEqualTo(1);
+    Thread.sleep(1100); // its visibility timeout
+    // Rescued instead, the same notification brings the file in once, and is deleted.
+    BronzeResult rescued = BronzeIngest.from(config(""), spark).execute();
+    assertThat(rescued).extracting(BronzeResult::files, BronzeResult::rows).containsExactly(1L, 1L);
+    assertThat(queue.depth()).isZero();
+  }
+}

@@ -1,0 +1,358 @@
+package io.replaysafe.bronze.bench;
+
+import io.replaysafe.bronze.BronzeIngest;
+import io.replaysafe.bronze.BronzeResult;
+import io.replaysafe.common.config.ConfigLoader;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.StorageConfig;
+import io.replaysafe.common.s3.EmbeddedS3Server;
+import io.replaysafe.common.s3.S3Clients;
+import io.replaysafe.common.spark.SparkSessions;
+import io.replaysafe.common.testing.FaultyS3Proxy;
+import java.lang.management.ManagementFactory;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
+import org.apache.hadoop.fs.RemoteIterator;
+import org.apache.spark.sql.SparkSession;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+
+/**
+ * Bronze after many files (issue 26, item 6): for each size N, N one-line files are ingested in one
+ * bronze run (the file state is built by ingesting them, in one batch), then one run with nothing
+ * new and one with one new file are measured: wall time, JVM CPU, peak heap, S3 requests by kind
+ * (through a counting proxy in front of the embedded endpoint) and SQS calls, with the bare Hadoop
+ * listing of the same prefix timed in the same JVM. Modes: listing on local disk, listing on the
+ * embedded S3 endpoint, notifications (embedded S3 + ElasticMQ, the one new file announced on the
+ * queue). Prints MET / NOT MET per target of the issue. A benchmark, not a test: it runs from
+ * scripts/bench-discovery.
+ */
+public final class DiscoveryBenchmark {
+  static final String SCHEMA = "order_id BIGINT, status STRING";
+  static final double TARGET = 1.2;
+
+  record Measured(
+      String mode,
+      int files,
+      String run,
+      double seconds,
+      double cpu,
+      long heap,
+      Map<String, Long> s3,
+      long listingSeconds1000) {}
+
+  public static void main(String[] args) throws Exception {
+    List<Integer> sizes = new ArrayList<>();
+    for (String a : (args.length > 0 ? args[0] : "1000,10000,100000").split(",")) {
+      sizes.add(Integer.parseInt(a.strip().replace("_", "")));
+    }
+    Path work = Files.createTempDirectory("bench-discovery");
+    SparkSession spark = SparkSessions.getOrCreate("bench-discovery");
+    spark.sparkContext().setLogLevel("ERROR");
+    EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of("landing"));
+    server.credentials().installAsSystemProperties();
+    FaultyS3Proxy proxy = new FaultyS3Proxy(server.endpoint());
+    Queue queue = Queue.start();
+    StorageConfig storage = StorageConfig.of(proxy.endpoint().toString(), "us-east-1", true);
+    S3Client s3 = S3Clients.create(storage);
+    System.out.printf(
+        Locale.ROOT,
+        "bench-discovery: sizes %s; load average %.2f (a shared, loaded"
+            + " machine: figures are not quiet-machine figures)%n",
+        sizes,
+        ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
+    System.out.println(
+        "mode                 files    run        wall s   cpu s  heap MiB  bare list s  S3 requests"
+            + " (LIST GET HEAD PUT)  SQS receives");
+    List<Measured> all = new ArrayList<>();
+    for (String mode : List.of("listing-local", "listing-s3", "notifications")) {
+      for (int n : sizes) {
+        String prefix = mode + "-" + n;
+        String landing;
+        String yaml;
+        if (mode.equals("listing-local")) {
+          Path dir = work.resolve(prefix);
+          Files.createDirectories(dir.resolve("landing"));
+          for (int i = 0; i < n; i++) {
+            Files.writeString(dir.resolve("landing/f" + i + ".json"), line(i));
+          }
+          landing = dir.resolve("landing").toString();
+          yaml =
+              pipeline(
+                  landing,
+                  dir.resolve("bronze").toString(),
+                  dir.resolve("checkpoint").toString(),
+                  "",
+                  "");
+        } else {
+          for (int i = 0; i < n; i++) {
+            put(s3, prefix + "/landing/f" + i + ".json", line(i));
+          }
+          landing = "s3a://landing/" + prefix + "/landing";
+          String discovery =
+              mode.equals("notifications")
+                  ? "  discovery: notifications\n  queueUrl: " + queue.url() + "\n"
+                  : "";
+          yaml =
+              pipeline(
+                  landing,
+                  "s3a://landing/" + prefix + "/bronze",
+                  "s3a://landing/" + prefix + "/checkpoint",
+                  storageYaml(storage),
+                  discovery);
+        }
+        PipelineConfig config = ConfigLoader.parse("bench", yaml);
+        BronzeResult built = BronzeIngest.from(config, spark).execute();
+        check(
+            built.files() == n,
+            "the first run of %s ingested %d files, not %d",
+            prefix,
+            built.files(),
+            n);
+        double bare = bareListing(spark, landing);
+        all.add(measure(spark, proxy, queue, config, mode, n, "idle", bare));
+        String extra = "f" + n + ".json";
+        if (mode.equals("listing-local")) {
+          Files.writeString(Path.of(landing, extra), line(n));
+        } else {
+          put(s3, prefix + "/landing/" + extra, line(n));
+          if (mode.equals("notifications")) {
+            queue.announce("landing", prefix + "/landing/" + extra, line(n).length());
+          }
+        }
+        Measured one = measure(spark, proxy, queue, config, mode, n, "one-new", bare);
+        all.add(one);
+      }
+    }
+    targets(all, sizes);
+    queue.close();
+    proxy.close();
+    server.close();
+    spark.stop();
+  }
+
+  private static Measured measure(
+      SparkSession spark,
+      FaultyS3Proxy proxy,
+      Queue queue,
+      PipelineConfig config,
+      String mode,
+      int n,
+      String run,
+      double bare) {
+    proxy.resetCounts();
+    BronzeBenchmark.Meter meter = BronzeBenchmark.Meter.start();
+    BronzeResult r = BronzeIngest.from(config, spark).execute();
+    BronzeBenchmark.Run m = meter.stop(BronzeBenchmark.Side.REPLAYSAFE, 0);
+    check(
+        r.files() == (run.equals("idle") ? 0 : 1),
+        "%s %s of %d: %d files",
+        mode,
+        run,
+        n,
+        r.files());
+    Map<String, Long> kinds = mode.equals("listing-local") ? Map.of() : proxy.requestsByKind();
+    Measured out =
+        new Measured(mode, n, run, m.seconds(), m.cpuSeconds(), m.peakHeapBytes(), kinds, 0);
+    System.out.printf(
+        Locale.ROOT,
+        "%-18s %8d    %-8s %8.2f %7.2f %9.0f %12.2f  %s  %s%n",
+        mode,
+        n,
+        run,
+        m.seconds(),
+        m.cpuSeconds(),
+        m.peakHeapBytes() / 1048576.0,
+        bare,
+        mode.equals("listing-local")
+            ? "local disk"
+            : String.format(
+                Locale.ROOT,
+                "%d %d %d %d",
+                kinds.getOrDefault("LIST", 0L),
+                kinds.getOrDefault("GET", 0L),
+                kinds.getOrDefault("HEAD", 0L),
+                kinds.getOrDefault("PUT", 0L)),
+        mode.equals("notifications") ? Long.toString(r.discovery().sqsCalls()) : "-");
+    return out;
+  }
+
+  private static void targets(List<Measured> all, List<Integer> sizes) {
+    int small = sizes.get(0);
+    int large = sizes.get(sizes.size() - 1);
+    Measured nSmall = find(all, "notifications", small, "one-new");
+    Measured nLarge = find(all, "notifications", large, "one-new");
+    report(
+        String.format(
+            Locale.ROOT,
+            "notifications, one new file at %,d files: time %.2fx of %,d",
+            large,
+            nLarge.seconds() / nSmall.seconds(),
+            small),
+        nLarge.seconds() <= TARGET * nSmall.seconds());
+    report(
+        String.format(
+            Locale.ROOT,
+            "notifications, one new file at %,d files: %d LIST on the" + " landing bucket",
+            large,
+            nLarge.s3().getOrDefault("LIST", 0L)),
+        nLarge.s3().getOrDefault("LIST", 0L) == 0);
+    report(
+        String.format(
+            Locale.ROOT,
+            "notifications, heap at %,d files %.2fx of %,d",
+            large,
+            (double) nLarge.heap() / nSmall.heap(),
+            small),
+        nLarge.heap() <= TARGET * nSmall.heap());
+    for (String mode : List.of("listing-local", "listing-s3")) {
+      Measured lSmall = find(all, mode, small, "idle");
+      Measured lLarge = find(all, mode, large, "idle");
+      report(
+          String.format(
+              Locale.ROOT,
+              "%s, heap of an idle run at %,d files %.2fx of %,d",
+              mode,
+              large,
+              (double) lLarge.heap() / lSmall.heap(),
+              small),
+          lLarge.heap() <= TARGET * lSmall.heap());
+    }
+  }
+
+  private static Measured find(List<Measured> all, String mode, int n, String run) {
+    return all.stream()
+        .filter(m -> m.mode().equals(mode) && m.files() == n && m.run().equals(run))
+        .findFirst()
+        .orElseThrow();
+  }
+
+  private static void report(String what, boolean met) {
+    System.out.println((met ? "MET     " : "NOT MET ") + what + " (target " + TARGET + "x)");
+  }
+
+  /** The Hadoop FileSystem listing of the prefix alone, as the run's listing makes it. */
+  private static double bareListing(SparkSession spark, String landing) throws Exception {
+    org.apache.hadoop.fs.Path root = new org.apache.hadoop.fs.Path(landing);
+    FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    long start = System.nanoTime();
+    RemoteIterator<LocatedFileStatus> it = fs.listFiles(root, true);
+    long n = 0;
+    while (it.hasNext()) {
+      it.next();
+      n++;
+    }
+    return (System.nanoTime() - start) / 1e9;
+  }
+
+  private static String line(int i) {
+    return "{\"order_id\":" + i + ",\"status\":\"Created\"}\n";
+  }
+
+  private static void put(S3Client s3, String key, String content) {
+    s3.putObject(
+        b -> b.bucket("landing").key(key), RequestBody.fromString(content, StandardCharsets.UTF_8));
+  }
+
+  private static String storageYaml(StorageConfig s) {
+    return "storage:\n  endpoint: "
+        + s.endpoint()
+        + "\n  region: "
+        + s.region()
+        + "\n  pathStyleAccess: true\n";
+  }
+
+  private static String pipeline(
+      String landing, String bronze, String checkpoint, String storage, String discovery) {
+    return "name: bench\n"
+        + storage
+        + "source:\n  path: "
+        + landing
+        + "\n  schema: \""
+        + SCHEMA
+        + "\"\n"
+        + discovery
+        + "bronze:\n  path: "
+        + bronze
+        + "\n  checkpoint: "
+        + checkpoint
+        + "\n";
+  }
+
+  private static void check(boolean ok, String format, Object... args) {
+    if (!ok) {
+      throw new IllegalStateException(String.format(Locale.ROOT, format, args));
+    }
+  }
+
+  /** ElasticMQ in this JVM, with one queue; the run counts its own SQS calls. */
+  static final class Queue implements AutoCloseable {
+    private final org.elasticmq.rest.sqs.SQSRestServer server;
+    private final software.amazon.awssdk.services.sqs.SqsClient sqs;
+    private final String url;
+
+    private Queue(
+        org.elasticmq.rest.sqs.SQSRestServer server,
+        software.amazon.awssdk.services.sqs.SqsClient sqs,
+        String url) {
+      this.server = server;
+      this.sqs = sqs;
+      this.url = url;
+    }
+
+    static Queue start() {
+      var server =
+          org.elasticmq.rest.sqs.SQSRestServerBuilder.withInterface("127.0.0.1")
+              .withDynamicPort()
+              .start();
+      int port = server.waitUntilStarted().localAddress().getPort();
+      String endpoint = "http://127.0.0.1:" + port;
+      var sqs =
+          software.amazon.awssdk.services.sqs.SqsClient.builder()
+              .endpointOverride(java.net.URI.create(endpoint))
+              .region(software.amazon.awssdk.regions.Region.US_EAST_1)
+              .credentialsProvider(
+                  software.amazon.awssdk.auth.credentials.StaticCredentialsProvider.create(
+                      software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("x", "x")))
+              .build();
+      sqs.createQueue(b -> b.queueName("bench"));
+      return new Queue(server, sqs, endpoint + "/000000000000/bench");
+    }
+
+    String url() {
+      return url;
+    }
+
+    void announce(String bucket, String key, long size) {
+      sqs.sendMessage(
+          b ->
+              b.queueUrl(url)
+                  .messageBody(
+                      "{\"Records\":[{\"eventVersion\":\"2.1\",\"eventSource\":\"aws:s3\","
+                          + "\"awsRegion\":\"us-east-1\",\"eventTime\":\""
+                          + java.time.Instant.now()
+                          + "\","
+                          + "\"eventName\":\"ObjectCreated:Put\",\"s3\":{\"s3SchemaVersion\":\"1.0\","
+                          + "\"bucket\":{\"name\":\""
+                          + bucket
+                          + "\"},\"object\":{\"key\":\""
+                          + key
+                          + "\",\"size\":"
+                          + size
+                          + "}}}]}"));
+    }
+
+    @Override
+    public void close() {
+      sqs.close();
+      server.stopAndWait();
+    }
+  }
+}

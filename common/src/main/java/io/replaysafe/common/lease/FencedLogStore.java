@@ -1,0 +1,101 @@
+package io.replaysafe.common.lease;
+
+import io.delta.storage.CloseableIterator;
+import io.delta.storage.HDFSLogStore;
+import io.delta.storage.LogStore;
+import io.delta.storage.S3SingleDriverLogStore;
+import java.io.IOException;
+import java.util.Iterator;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * Delta's log store for {@code file:} and {@code s3a:} tables, as Delta would choose it ({@link
+ * HDFSLogStore}, {@link S3SingleDriverLogStore}), with the lease's fence in front of every write: a
+ * holder that may have lost the pipeline's lease stops before it writes a commit of any table
+ * (bronze, silver, the side tables, the run log), because Delta writes each through here. Each
+ * commit's {@code commitInfo} also names the writer ({@code replaysafeWriter}: lease claim,
+ * command, host, pid), which the Delta protocol allows ("arbitrary fields") and which shows after
+ * the fact who wrote what. Installed by {@code SparkSessions} as {@code
+ * spark.delta.logStore.<scheme>.impl} unless the deployment chose a log store of its own.
+ */
+public final class FencedLogStore extends LogStore {
+  /** The schemes whose log store this replaces; S3's as Delta's defaults name them. */
+  public static final Set<String> SCHEMES = Set.of("file", "s3", "s3a", "s3n");
+
+  private static final Set<String> S3 = Set.of("s3", "s3a", "s3n");
+  private static final Pattern COMMIT = Pattern.compile("\\d{20}\\.json");
+  private static final String COMMIT_INFO = "{\"commitInfo\":{";
+
+  private final LogStore hdfs;
+  private final LogStore s3;
+
+  public FencedLogStore(Configuration conf) {
+    super(conf);
+    this.hdfs = new HDFSLogStore(conf);
+    this.s3 = new S3SingleDriverLogStore(conf);
+  }
+
+  private LogStore delegate(Path path) {
+    String scheme = path.toUri().getScheme();
+    return scheme != null && S3.contains(scheme) ? s3 : hdfs;
+  }
+
+  @Override
+  public void write(Path path, Iterator<String> actions, Boolean overwrite, Configuration conf)
+      throws IOException {
+    LeaseFence.check(path.toString());
+    Iterator<String> written = actions;
+    Optional<String> writer = LeaseFence.writer();
+    if (writer.isPresent() && COMMIT.matcher(path.getName()).matches()) {
+      written = withWriter(actions, writer.get());
+    }
+    delegate(path).write(path, written, overwrite, conf);
+  }
+
+  /** The commit's actions with {@code "replaysafeWriter":{...}} first in its commitInfo. */
+  static Iterator<String> withWriter(Iterator<String> actions, String writer) {
+    return new Iterator<>() {
+      @Override
+      public boolean hasNext() {
+        return actions.hasNext();
+      }
+
+      @Override
+      public String next() {
+        String action = actions.next();
+        return action.startsWith(COMMIT_INFO)
+            ? COMMIT_INFO
+                + "\"replaysafeWriter\":"
+                + writer
+                + ","
+                + action.substring(COMMIT_INFO.length())
+            : action;
+      }
+    };
+  }
+
+  @Override
+  public CloseableIterator<String> read(Path path, Configuration conf) throws IOException {
+    return delegate(path).read(path, conf);
+  }
+
+  @Override
+  public Iterator<FileStatus> listFrom(Path path, Configuration conf) throws IOException {
+    return delegate(path).listFrom(path, conf);
+  }
+
+  @Override
+  public Path resolvePathOnPhysicalStorage(Path path, Configuration conf) throws IOException {
+    return delegate(path).resolvePathOnPhysicalStorage(path, conf);
+  }
+
+  @Override
+  public Boolean isPartialWriteVisible(Path path, Configuration conf) throws IOException {
+    return delegate(path).isPartialWriteVisible(path, conf);
+  }
+}

@@ -1,0 +1,93 @@
+package io.replaysafe.silver;
+
+import io.replaysafe.common.StorageErrors;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTables;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.OptionalLong;
+import java.util.regex.Pattern;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * Whether bronze still holds the versions silver reads next. Silver reads bronze's change feed from
+ * the version after the last one its checkpoint processed, and each version's changes are in that
+ * version's commit file: Delta's log cleanup ({@code delta.logRetentionDuration}, 30 days by
+ * default, at each checkpoint) removes the old ones. A silver that paused longer cannot go on, and
+ * says so before it reads, instead of failing inside the stream.
+ */
+final class BronzeRetention {
+  private static final Pattern COMMIT = Pattern.compile("\\d{20}\\.json");
+
+  /** Where silver's stream starts over bronze. */
+  enum Start {
+    /** A new checkpoint over a complete log: version 0's changes on, every event as it landed. */
+    FROM_VERSION_0,
+    /**
+     * A checkpoint under way: from its offsets. No starting version is passed then: Delta checks
+     * that a given one is still in the log even when the checkpoint makes it irrelevant, which
+     * would stop every run once the log cleanup removed version 0.
+     */
+    RESUME,
+    /**
+     * A new checkpoint over a bronze whose first versions are gone from its log: the current
+     * snapshot (every event bronze holds, as inserts), then the changes after it.
+     */
+    SNAPSHOT
+  }
+
+  private BronzeRetention() {}
+
+  /**
+   * The start of silver's stream: one existence check of a commit file (a HEAD on S3), a listing of
+   * the log only when it is gone. Throws when a checkpoint needs a version the log no longer holds.
+   */
+  static Start check(
+      SparkSession spark, PipelineConfig config, OptionalLong processed, long latest) {
+    String bronze = config.bronze().path();
+    Path log = new Path(bronze, "_delta_log");
+    Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    try {
+      FileSystem fs = log.getFileSystem(hadoop);
+      if (!checkpointStarted(spark, config)) {
+        return fs.exists(commitFile(log, 0)) ? Start.FROM_VERSION_0 : Start.SNAPSHOT;
+      }
+      if (processed.isEmpty()
+          || processed.getAsLong() + 1 > latest
+          || fs.exists(commitFile(log, processed.getAsLong() + 1))) {
+        return Start.RESUME;
+      }
+      long needed = processed.getAsLong() + 1;
+      long earliest =
+          Arrays.stream(fs.listStatus(log))
+              .map(FileStatus::getPath)
+              .map(Path::getName)
+              .filter(n -> COMMIT.matcher(n).matches())
+              .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
+              .min()
+              .orElse(latest);
+      String retention =
+          java.util.Optional.ofNullable(
+                  DeltaTables.property(spark, bronze, "delta.logRetentionDuration"))
+              .orElse("interval 30 days (Delta's default)");
+      throw SilverErrors.bronzeVersionsGone(config, processed, needed, earliest, retention);
+    } catch (IOException e) {
+      throw StorageErrors.cannotList("bronze's log", log.toString(), e);
+    }
+  }
+
+  private static Path commitFile(Path log, long version) {
+    return new Path(log, String.format("%020d.json", version));
+  }
+
+  private static boolean checkpointStarted(SparkSession spark, PipelineConfig config)
+      throws IOException {
+    Path offsets = new Path(config.requireSilver().checkpoint(), "offsets");
+    FileSystem fs = offsets.getFileSystem(spark.sparkContext().hadoopConfiguration());
+    return fs.exists(offsets) && fs.listStatus(offsets).length > 0;
+  }
+}

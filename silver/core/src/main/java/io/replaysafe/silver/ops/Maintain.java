@@ -1,0 +1,226 @@
+package io.replaysafe.silver.ops;
+
+import io.delta.tables.DeltaTable;
+import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.ErrorMessages;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTables;
+import io.replaysafe.silver.ContractHistory;
+import io.replaysafe.silver.SilverCheckpoint;
+import io.replaysafe.silver.SilverContract;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.OptionalLong;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+/**
+ * {@code replaysafe maintain}: OPTIMIZE (compaction of the small files a year of small batches
+ * leaves) and VACUUM (removal of the files no version within the retention needs) on every Delta
+ * table of the pipeline: bronze and its side tables, silver and its side tables. A VACUUM retention
+ * is refused when it is shorter than any of:
+ *
+ * <ul>
+ *   <li>a table's {@code delta.deletedFileRetentionDuration} (Delta's own safety check, 7 days by
+ *       default), which concurrent readers and time travel rely on;
+ *   <li>silver's lag: the age of the oldest bronze commit silver has not read yet, whose files its
+ *       next run reads through the change feed;
+ *   <li>{@code tombstoneRetention}: the rollback of an interrupted batch restores silver's tables
+ *       to an earlier version, and a delete is kept that long anyway.
+ * </ul>
+ */
+public final class Maintain {
+  /** Delta's default of {@code delta.deletedFileRetentionDuration}. */
+  static final Duration DELTA_DEFAULT_RETENTION = Duration.ofDays(7);
+
+  private final PipelineConfig config;
+  private final SparkSession spark;
+
+  public Maintain(PipelineConfig config, SparkSession spark) {
+    this.config = config;
+    this.spark = spark;
+  }
+
+  /** What was done to one table. */
+  public record TableResult(String table, String path, Long filesCompacted, Long filesVacuumed) {}
+
+  /**
+   * @param bronzeSideTables bronze's own side tables by name (bad files, file state), which the
+   *     bronze module knows
+   * @param vacuum the VACUUM retention, or null for no VACUUM
+   */
+  public List<TableResult> execute(
+      Map<String, String> bronzeSideTables, boolean optimize, Duration vacuum) {
+    OpsContext context = OpsContext.open(config, spark);
+    Map<String, String> tables = tables(context.contract(), bronzeSideTables);
+    if (vacuum != null) {
+      requireSafeRetention(vacuum, tables);
+    }
+    List<TableResult> results = new ArrayList<>();
+    for (Map.Entry<String, String> t : tables.entrySet()) {
+      String path = t.getValue();
+      Long compacted = null;
+      Long vacuumed = null;
+      if (optimize) {
+        Row metrics = spark.sql("OPTIMIZE " + DeltaTables.tableName(path)).first();
+        Row m = metrics.getStruct(metrics.fieldIndex("metrics"));
+        compacted = m.getLong(m.fieldIndex("numFilesRemoved"));
+      }
+      if (vacuum != null) {
+        spark.sql(
+            "VACUUM " + DeltaTables.tableName(path) + " RETAIN " + vacuum.toHours() + " HOURS");
+        vacuumed = lastVacuumedFiles(path);
+      }
+      results.add(new TableResult(t.getKey(), path, compacted, vacuumed));
+    }
+    return results;
+  }
+
+  /** Every Delta table of the pipeline that exists, by the name reports give it. */
+  private Map<String, String> tables(SilverContract contract, Map<String, String> bronzeSide) {
+    Map<String, String> candidates = new LinkedHashMap<>();
+    candidates.put("bronze", config.bronze().path());
+    candidates.putAll(bronzeSide);
+    candidates.put("erasures", contract.erasuresPath());
+    candidates.put("erase log", contract.eraseLogPath());
+    candidates.put(contract.isHistory() ? "history" : "silver", contract.silver().path());
+    if (contract.isHistory()) {
+      candidates.put("events", contract.eventsPath());
+    } else {
+      candidates.put("tombstones", contract.tombstonePath());
+      candidates.put("truncates", contract.silver().path() + "_truncates");
+    }
+    candidates.put("quarantine", contract.silver().quarantinePath());
+    candidates.put("runs", contract.silver().runsPath());
+    candidates.put("contract", ContractHistory.path(contract.silver()));
+    Map<String, String> present = new LinkedHashMap<>();
+    candidates.forEach(
+        (name, path) -> {
+          if (DeltaTable.isDeltaTable(spark, path)) {
+            present.put(name, path);
+          }
+        });
+    return present;
+  }
+
+  private void requireSafeRetention(Duration retention, Map<String, String> tables) {
+    for (Map.Entry<String, String> t : tables.entrySet()) {
+      Duration delta = deltaRetention(t.getValue());
+      if (retention.compareTo(delta) < 0) {
+        throw refused(
+            retention,
+            "the "
+                + t.getKey()
+                + " table keeps removed files for "
+                + describe(delta)
+                + " (delta.deletedFileRetentionDuration), which readers of older versions rely on",
+            "Pass --vacuum '" + asOption(delta) + "' or longer");
+      }
+    }
+    Duration lag = silverLag();
+    if (retention.compareTo(lag) < 0) {
+      throw refused(
+          retention,
+          "silver has not read bronze's commits of the last "
+              + describe(lag)
+              + ", and its next run reads their files",
+          "Run silver first ('replaysafe run'), or pass a longer retention");
+    }
+    Duration tombstones = config.requireSilver().tombstoneRetention();
+    if (retention.compareTo(tombstones) < 0) {
+      throw refused(
+          retention,
+          "silver.tombstoneRetention is "
+              + describe(tombstones)
+              + ", and a delete is kept, and restorable, that long",
+          "Pass --vacuum '" + asOption(tombstones) + "' or longer");
+    }
+  }
+
+  /**
+   * The age of the oldest bronze commit silver's checkpoint has not processed (zero when it has
+   * processed them all).
+   */
+  private Duration silverLag() {
+    String bronze = config.bronze().path();
+    long latest = DeltaTables.latestVersion(spark, bronze);
+    OptionalLong processed =
+        new SilverCheckpoint(
+                config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
+            .read()
+            .processedThrough();
+    long oldestUnread = processed.isPresent() ? processed.getAsLong() + 1 : 0;
+    if (oldestUnread > latest) {
+      return Duration.ZERO;
+    }
+    // Only the commits since the oldest unread one: history() without a limit reads every
+    // commit the log keeps (a month of them by default).
+    List<Row> commit =
+        DeltaTable.forPath(spark, bronze)
+            .history((int) Math.min(Integer.MAX_VALUE, latest - oldestUnread + 1))
+            .where("version = " + oldestUnread)
+            .select("timestamp")
+            .collectAsList();
+    if (commit.isEmpty()) {
+      return Duration.ZERO; // gone from the log already: silver's own check says so
+    }
+    Instant at = commit.get(0).getTimestamp(0).toInstant();
+    return Duration.between(at, Instant.now());
+  }
+
+  private Duration deltaRetention(String path) {
+    String value = DeltaTables.property(spark, path, "delta.deletedFileRetentionDuration");
+    if (value == null) {
+      return DELTA_DEFAULT_RETENTION;
+    }
+    // Delta writes it as a calendar interval: "interval 7 days", "interval 168 hours".
+    return io.replaysafe.common.config.SilverConfig.parseDuration(
+        "delta.deletedFileRetentionDuration of " + path,
+        value.replaceFirst("(?i)^interval\\s+", ""));
+  }
+
+  private Long lastVacuumedFiles(String path) {
+    // Delta records a VACUUM as two commits (START, END) when vacuum logging is on, its default.
+    List<Row> end =
+        DeltaTable.forPath(spark, path)
+            .history(2)
+            .where("operation = 'VACUUM END'")
+            .select("operationMetrics")
+            .collectAsList();
+    if (end.isEmpty()) {
+      return null;
+    }
+    Map<String, String> metrics = end.get(0).getJavaMap(0);
+    return Long.parseLong(metrics.getOrDefault("numDeletedFiles", "0"));
+  }
+
+  private ConfigException refused(Duration retention, String why, String fix) {
+    return new ConfigException(
+        ErrorMessages.of("Cannot VACUUM with a retention of " + describe(retention), why, fix));
+  }
+
+  /** As --vacuum takes it: "7 days", "2 hours". */
+  static String asOption(Duration d) {
+    if (d.toDays() > 0 && d.equals(Duration.ofDays(d.toDays()))) {
+      return d.toDays() + " days";
+    }
+    if (d.toHours() > 0 && d.equals(Duration.ofHours(d.toHours()))) {
+      return d.toHours() + " hours";
+    }
+    return Math.max(1, d.toMinutes()) + " minutes";
+  }
+
+  static String describe(Duration d) {
+    if (d.toDays() > 0 && d.equals(Duration.ofDays(d.toDays()))) {
+      return d.toDays() + " day(s)";
+    }
+    if (d.toHours() > 0 && d.equals(Duration.ofHours(d.toHours()))) {
+      return d.toHours() + " hour(s)";
+    }
+    return d.toMinutes() + " minute(s)";
+  }
+}
