@@ -10,11 +10,13 @@ import java.io.IOException;
 import java.net.URI;
 import java.sql.Timestamp;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -143,6 +145,22 @@ public final class BadFiles {
         .load(path())
         .where(col("status").isin(OPEN, RETRY))
         .orderBy("path");
+  }
+
+  /**
+   * Those of {@code paths} that are recorded and undecided ({@code open} or {@code retry}): files
+   * {@code cleanSource} must leave where they are.
+   */
+  Set<String> unresolvedAmong(List<String> paths) {
+    if (paths.isEmpty() || !exists()) {
+      return Set.of();
+    }
+    return new HashSet<>(
+        unresolved()
+            .where(col("path").isin(paths.toArray()))
+            .select("path")
+            .as(org.apache.spark.sql.Encoders.STRING())
+            .collectAsList());
   }
 
   /** Open files, for status: path to error. */

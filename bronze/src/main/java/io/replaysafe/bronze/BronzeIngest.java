@@ -91,7 +91,9 @@ public final class BronzeIngest {
       } finally {
         Discoveries.unregister(checkpoint);
       }
-      recordCommitted(committedBefore, lastCommitted(hadoop, checkpoint), checkpoint);
+      OptionalLong committedAfter = lastCommitted(hadoop, checkpoint);
+      recordCommitted(committedBefore, committedAfter, checkpoint);
+      cleanLastBatch(committedBefore, committedAfter, badFiles);
       discovery.committed();
       counts = discovery.counts();
     }
@@ -133,6 +135,19 @@ public final class BronzeIngest {
     }
     // Crash matrix only: batches and file state committed, notifications not yet deleted.
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_FILE_STATE_COMMIT);
+  }
+
+  /**
+   * {@code cleanSource} for the run's last batch: Spark cleans a batch's files only when it plans
+   * the next one, which an {@code availableNow} run never does for its last.
+   */
+  private void cleanLastBatch(OptionalLong before, OptionalLong after, BadFiles badFiles) {
+    if (after.isPresent() && after.getAsLong() > before.orElse(-1)) {
+      new SourceCleaner(
+              spark.sparkContext().hadoopConfiguration(), config.source().options().sparkOptions())
+          .cleanBatch(
+              FileState.of(spark, config.bronze().checkpoint()), badFiles, after.getAsLong());
+    }
   }
 
   private static OptionalLong lastCommitted(Configuration hadoop, String checkpoint) {

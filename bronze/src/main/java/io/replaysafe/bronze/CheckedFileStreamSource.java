@@ -457,10 +457,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
 
   @Override
   public void commit(Offset end) {
-    if (cleaner.enabled()) {
-      long batch = BatchOffset.of(end);
-      cleaner.clean(state.filesOf(batch - 1, batch));
-    }
+    cleaner.cleanBatch(state, badFiles, BatchOffset.of(end));
   }
 
   @Override
