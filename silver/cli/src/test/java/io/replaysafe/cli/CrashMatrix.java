@@ -117,6 +117,41 @@ final class CrashMatrix {
     return tables(p);
   }
 
+  /**
+   * As {@link #crashed}, with {@code between} (a scheduled run, say) run after the crash and before
+   * the crashed command's rerun: whichever command comes next must undo what the crashed one left
+   * part-way, across all of its tables. The fault-free counterpart runs {@code between} just before
+   * the crashed step ({@link #withBetween}).
+   */
+  static Map<String, List<String>> crashedWithBetween(
+      Pipeline p, List<Step> steps, int crashStep, String point, Step between) throws Exception {
+    for (int i = 0; i < crashStep; i++) {
+      runInProcess(p, steps, i);
+    }
+    Step step = steps.get(crashStep);
+    deliver(p, crashStep, step);
+    List<String> args = step.command().apply(p);
+    Path log = p.dir().resolve("child-" + point + ".log");
+    int exit = runChild(p, args, point, log);
+    assertThat(exit)
+        .as("the child running step '%s' must die at %s; its log: %s", step.name(), point, log)
+        .isEqualTo(CrashPoints.EXIT_CODE);
+    deliver(p, -1, between);
+    runCommand(between, between.command().apply(p));
+    runCommand(step, args);
+    for (int i = crashStep + 1; i < steps.size(); i++) {
+      runInProcess(p, steps, i);
+    }
+    return tables(p);
+  }
+
+  /** The steps with {@code between} inserted just before step {@code index}. */
+  static List<Step> withBetween(List<Step> steps, int index, Step between) {
+    List<Step> all = new java.util.ArrayList<>(steps);
+    all.add(index, between);
+    return all;
+  }
+
   private static void runInProcess(Pipeline p, List<Step> steps, int i) throws IOException {
     deliver(p, i, steps.get(i));
     runCommand(steps.get(i), steps.get(i).command().apply(p));
@@ -129,9 +164,14 @@ final class CrashMatrix {
         .isZero();
   }
 
+  /**
+   * Lands the step's delivery, named after the step (not its place in the list), so a sequence with
+   * a step inserted names every other delivery, and so every bronze row's source file, the same.
+   */
   private static void deliver(Pipeline p, int index, Step step) throws IOException {
     if (!step.delivery().isEmpty()) {
-      Path file = p.dir().resolve("landing").resolve(String.format("step-%02d.json", index));
+      Path file =
+          p.dir().resolve("landing").resolve("step-" + step.name().replace(' ', '-') + ".json");
       if (!Files.exists(file)) {
         Files.writeString(file, String.join("\n", step.delivery()) + "\n");
       }

@@ -69,6 +69,34 @@ class CrashMatrixFullTest extends SparkTestBase {
         .filter(a -> only.matcher(java.util.Arrays.toString(a.get())).find());
   }
 
+  /**
+   * Each operation killed at each of its silver write boundaries, then a scheduled run (which
+   * writes silver), then the operation's rerun: the run must undo what the operation left part-way
+   * across all of its tables before it writes (issue 24's atomic operations).
+   */
+  static Stream<Arguments> casesWithARunBetween() {
+    String scd1 = CrashScenarios.SCD1;
+    java.util.regex.Pattern only =
+        java.util.regex.Pattern.compile(System.getProperty("replaysafe.crashMatrix.only", ""));
+    return Stream.of(
+            Arguments.of(scd1, "release", CrashPoints.SILVER_AFTER_MERGE),
+            Arguments.of(scd1, "release", CrashPoints.SILVER_AFTER_RUN_LOG),
+            Arguments.of(scd1, "reconcile", CrashPoints.SILVER_AFTER_MERGE),
+            Arguments.of(scd1, "reconcile", CrashPoints.SILVER_AFTER_TOMBSTONE_MERGE),
+            Arguments.of(scd1, "repair", CrashPoints.SILVER_AFTER_MERGE),
+            Arguments.of(scd1, "repair", CrashPoints.SILVER_AFTER_RUN_LOG),
+            Arguments.of(scd1, "erase", CrashPoints.ERASE_AFTER_SILVER),
+            Arguments.of(CrashScenarios.SCD2, "erase", CrashPoints.ERASE_AFTER_SILVER))
+        .filter(a -> only.matcher("between " + java.util.Arrays.toString(a.get())).find());
+  }
+
+  @ParameterizedTest(name = "{0}: crash at {2} during ''{1}'', a scheduled run, the rerun")
+  @MethodSource("casesWithARunBetween")
+  void convergesWithARunBetweenTheCrashAndTheRerun(String scenario, String step, String point)
+      throws Exception {
+    CrashMatrixTest.assertConvergesWithRunBetween(dir, scenario, step, point);
+  }
+
   @ParameterizedTest(name = "{0}: crash at {2} during ''{1}''")
   @MethodSource("cases")
   void convergesToTheFaultFreeTables(String scenario, String step, String point) throws Exception {

@@ -53,6 +53,35 @@ class CrashMatrixTest extends SparkTestBase {
     }
   }
 
+  /**
+   * As {@link #assertConverges}, with a scheduled run between the crash and the rerun: the tables
+   * must equal a fault-free sequence that ran it just before the crashed step.
+   */
+  static void assertConvergesWithRunBetween(Path dir, String scenario, String step, String point)
+      throws Exception {
+    Map<String, List<String>> expected =
+        CrashScenarios.faultFreeWithBetween(spark, dir, scenario, step);
+    CrashMatrix.Pipeline p =
+        CrashMatrix.create(
+            spark,
+            dir.resolve(scenario + "-" + point + "-between"),
+            CrashScenarios.silverYaml(scenario));
+    Map<String, List<String>> actual =
+        CrashMatrix.crashedWithBetween(
+            p,
+            CrashScenarios.steps(scenario),
+            CrashScenarios.stepIndex(scenario, step),
+            point,
+            CrashScenarios.RUN_BETWEEN);
+    for (String table : expected.keySet()) {
+      assertThat(actual.get(table))
+          .as(
+              "%s after a crash at %s during '%s', a scheduled run, and a rerun",
+              table, point, step)
+          .containsExactlyElementsOf(expected.get(table));
+    }
+  }
+
   private static void converges(Path dir, String scenario, String step, String point)
       throws Exception {
     Map<String, List<String>> expected = CrashScenarios.faultFree(spark, dir, scenario);
@@ -72,6 +101,18 @@ class CrashMatrixTest extends SparkTestBase {
   @Test
   void currentStateConvergesAfterACrashBetweenTheSilverAndTheTombstoneMerge() throws Exception {
     assertConverges(dir, CrashScenarios.SCD1, "delivery 2", CrashPoints.SILVER_AFTER_MERGE);
+  }
+
+  /**
+   * The case that lost a tombstone: reconcile killed after its silver MERGE (order 6 deleted, its
+   * tombstone not yet written), a scheduled run writing silver, then the reconcile's rerun. The run
+   * undoes the reconcile first, so the rerun deletes order 6 again, tombstone and all.
+   */
+  @Test
+  void aReconcileKilledAfterItsMergeThenARunThenItsRerunEqualsTheRunThenTheReconcile()
+      throws Exception {
+    assertConvergesWithRunBetween(
+        dir, CrashScenarios.SCD1, "reconcile", CrashPoints.SILVER_AFTER_MERGE);
   }
 
   @Test

@@ -123,6 +123,38 @@ final class CrashScenarios {
     return steps;
   }
 
+  /**
+   * A scheduled run between a crashed operation and its rerun: a new key and a newer version of key
+   * 9, which no operation touches, so silver's newest commit is the run's, not the crashed
+   * operation's.
+   */
+  static final Step RUN_BETWEEN =
+      new Step(
+          "run between",
+          List.of(orders(10, 1, "Between"), orders(9, 31, "Newer")),
+          CrashScenarios::run);
+
+  /**
+   * The tables of the scenario without faults and with {@link #RUN_BETWEEN} before {@code step}.
+   */
+  static synchronized Map<String, List<String>> faultFreeWithBetween(
+      SparkSession spark, Path dir, String scenario, String step) throws IOException {
+    String key = scenario + " with a run before " + step;
+    Map<String, List<String>> cached = FAULT_FREE.get(key);
+    if (cached == null) {
+      Pipeline p =
+          CrashMatrix.create(
+              spark,
+              dir.resolve("fault-free-" + scenario + "-between-" + step.replace(' ', '-')),
+              silverYaml(scenario));
+      cached =
+          CrashMatrix.faultFree(
+              p, CrashMatrix.withBetween(steps(scenario), stepIndex(scenario, step), RUN_BETWEEN));
+      FAULT_FREE.put(key, cached);
+    }
+    return cached;
+  }
+
   static int stepIndex(String scenario, String name) {
     List<Step> steps = steps(scenario);
     for (int i = 0; i < steps.size(); i++) {
@@ -151,10 +183,10 @@ final class CrashScenarios {
         why);
   }
 
-  /** Every key except 6: reconcile deletes order 6. */
+  /** Every key except 6 (the run between's 10 included): reconcile deletes order 6. */
   private static Path sourceKeys(Pipeline p) {
     try {
-      return Files.writeString(p.dir().resolve("source-keys.txt"), "1\n2\n3\n4\n5\n7\n8\n9\n");
+      return Files.writeString(p.dir().resolve("source-keys.txt"), "1\n2\n3\n4\n5\n7\n8\n9\n10\n");
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }

@@ -43,6 +43,11 @@ public final class BatchCommits {
     return new BatchCommits(spark, "replaysafe " + operation + " " + identity);
   }
 
+  /** The commits tagged {@code tag}, as an {@link InFlightBatch} record names them. */
+  static BatchCommits ofTag(SparkSession spark, String tag) {
+    return new BatchCommits(spark, tag);
+  }
+
   private BatchCommits(SparkSession spark, String tag) {
     this.spark = spark;
     this.tag = tag;

@@ -28,6 +28,7 @@ public final class SilverBatchProcessor {
   private final SilverTables tables;
   private final TargetTable target;
   private final Truncates truncates;
+  private final InFlightBatch inFlight;
   // Only the first batch of a run can be the replay of a batch interrupted part-way.
   private boolean firstBatch = true;
   // Read at the first batch: no erase can be recorded while the run holds the lease.
@@ -39,6 +40,7 @@ public final class SilverBatchProcessor {
     this.tables = tables;
     this.truncates = new Truncates(spark, contract);
     this.target = TargetTable.of(spark, contract, tables, truncates);
+    this.inFlight = InFlightBatch.of(spark, contract.silver().checkpoint());
   }
 
   /**
@@ -148,6 +150,9 @@ public final class SilverBatchProcessor {
       if (batch.erasedIgnored() > 0) {
         notes.add(Note.erased(batch.erasedIgnored()));
       }
+      // Written before the batch's first write: whichever command comes next after a crash undoes
+      // the batch across all of its tables, not only the replay of this same batch.
+      inFlight.begin(commits.tag(), writtenTables(), tables.runsPath());
       step(batchId, "quarantine");
       long quarantined = quarantine(batch, conflicts, batchId, runId, notes);
       Dataset<Row> clean =
@@ -175,6 +180,7 @@ public final class SilverBatchProcessor {
       step(batchId, "run log");
       RunLog.append(spark, tables, report, mayBeLogged);
       CrashPoints.maybeCrash(CrashPoints.SILVER_AFTER_RUN_LOG);
+      inFlight.end();
       LOG.info("silver {}: {}", contract.pipeline().name(), report.summary());
       return report;
     }

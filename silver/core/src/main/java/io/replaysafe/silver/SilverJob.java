@@ -97,6 +97,8 @@ public final class SilverJob {
     requireBronzeSchema(bronzePath);
     SilverTables tables = new SilverTables(spark, contract);
     tables.ensureExist();
+    // Before any other write: a batch another command left part-way is undone across its tables.
+    InFlightBatch.of(spark, config.requireSilver().checkpoint()).recover();
     // Recorded after the tables evolved: a run stopped in between evolves nothing the next time
     // and records the version then.
     ContractHistory.record(spark, resolved);

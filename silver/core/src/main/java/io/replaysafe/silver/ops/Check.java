@@ -78,6 +78,9 @@ public final class Check {
   /** {@code constraints}: name to predicate; {@code add}: add those without violations. */
   public Outcome execute(Map<String, String> constraints, boolean add) {
     OpsContext context = OpsContext.open(config, spark);
+    if (add) {
+      context.recoverInFlight();
+    }
     SilverContract contract = context.contract();
     String path = config.requireSilver().path();
     Dataset<Row> silver = context.tables().silver();

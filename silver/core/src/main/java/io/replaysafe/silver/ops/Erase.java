@@ -113,7 +113,7 @@ public final class Erase {
   }
 
   public Outcome execute(KeySelection keys, String reason, String by) {
-    OpsContext context = OpsContext.open(config, spark);
+    OpsContext context = OpsContext.open(config, spark).recoverInFlight();
     SilverContract contract = context.contract();
     SilverTables tables = context.tables();
     if (!DeltaTable.isDeltaTable(spark, config.bronze().path())) {

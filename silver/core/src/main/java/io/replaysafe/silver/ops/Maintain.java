@@ -55,7 +55,7 @@ public final class Maintain {
    */
   public List<TableResult> execute(
       Map<String, String> bronzeSideTables, boolean optimize, Duration vacuum) {
-    OpsContext context = OpsContext.open(config, spark);
+    OpsContext context = OpsContext.open(config, spark).recoverInFlight();
     Map<String, String> tables = tables(context.contract(), bronzeSideTables);
     if (vacuum != null) {
       requireSafeRetention(vacuum, tables);

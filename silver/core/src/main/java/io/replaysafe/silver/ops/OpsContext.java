@@ -23,6 +23,15 @@ record OpsContext(
     return new OpsContext(config, spark, contract, new SilverTables(spark, contract));
   }
 
+  /**
+   * For a command about to write: undoes first the silver batch an interrupted command left
+   * part-way ({@link io.replaysafe.silver.InFlightBatch}), whichever command that was.
+   */
+  OpsContext recoverInFlight() {
+    io.replaysafe.silver.InFlightBatch.of(spark, config.requireSilver().checkpoint()).recover();
+    return this;
+  }
+
   /** The SCD type 2 guard of the operations that write current state directly. */
   OpsContext requireCurrentState(String operation) {
     if (contract.isHistory()) {

@@ -64,7 +64,7 @@ public final class QuarantineOps {
   public Released release(List<String> ids, String by, String why) {
     requireDecision(by, why);
     // History tables too: the released row takes its sequence's place among the key's events.
-    OpsContext context = OpsContext.open(config, spark);
+    OpsContext context = OpsContext.open(config, spark).recoverInFlight();
     SilverContract contract = context.contract();
     SilverTables tables = context.tables();
     SilverBatchProcessor processor = new SilverBatchProcessor(spark, contract, tables);
@@ -144,7 +144,7 @@ public final class QuarantineOps {
 
   private long decide(List<String> ids, String status, String by, String why) {
     requireDecision(by, why);
-    OpsContext.open(config, spark);
+    OpsContext.open(config, spark).recoverInFlight();
     List<String> open = pending(ids, status, by, why);
     if (!open.isEmpty()) {
       record(open, status, by, why);

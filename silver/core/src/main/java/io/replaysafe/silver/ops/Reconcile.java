@@ -55,6 +55,7 @@ public final class Reconcile {
     String identity = BatchCommits.fingerprint(sourceKeys.keys());
     BatchCommits commits = BatchCommits.ofOperation(spark, "reconcile", identity);
     if (apply) {
+      context.recoverInFlight();
       // A reconcile that died part-way is undone first, so it plans against the same silver.
       processor.rollBackInterrupted(commits);
     }

@@ -33,7 +33,8 @@ public final class Repair {
   public record Outcome(List<String> before, List<String> after, BatchReport report) {}
 
   public Outcome execute(KeySelection keys) {
-    OpsContext context = OpsContext.open(config, spark).requireCurrentState("repair");
+    OpsContext context =
+        OpsContext.open(config, spark).requireCurrentState("repair").recoverInFlight();
     SilverContract contract = context.contract();
     SilverTables tables = context.tables();
     tables.ensureExist();
