@@ -54,7 +54,9 @@ final class BronzeRetention {
     try {
       FileSystem fs = log.getFileSystem(hadoop);
       if (!checkpointStarted(spark, config)) {
-        return fs.exists(commitFile(log, 0)) ? Start.FROM_VERSION_0 : Start.SNAPSHOT;
+        return fs.exists(commitFile(log, 0)) && firstFileKept(fs, bronze, log, latest)
+            ? Start.FROM_VERSION_0
+            : Start.SNAPSHOT;
       }
       if (processed.isEmpty()
           || processed.getAsLong() + 1 > latest
@@ -78,6 +80,38 @@ final class BronzeRetention {
     } catch (IOException e) {
       throw StorageErrors.cannotList("bronze's log", log.toString(), e);
     }
+  }
+
+  /** How many of the first commits to look through for the first data file bronze added. */
+  private static final int FIRST_ADD_DEPTH = 5;
+
+  /**
+   * Whether the first data file bronze's log adds is still there. A log that begins at version 0
+   * may still have lost its first versions' files: OPTIMIZE rewrote them, then VACUUM deleted them
+   * (Delta's change feed from version 0 would then fail on the first missing file). Reads at most a
+   * few commit files and makes one existence check; a log whose first commits add nothing is taken
+   * as complete.
+   */
+  private static boolean firstFileKept(FileSystem fs, String bronze, Path log, long latest)
+      throws IOException {
+    for (long v = 0; v <= Math.min(latest, FIRST_ADD_DEPTH); v++) {
+      Path commit = commitFile(log, v);
+      if (!fs.exists(commit)) {
+        return true;
+      }
+      try (var in = fs.open(commit)) {
+        for (String line :
+            new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).split("\n")) {
+          var node = io.replaysafe.common.io.Json.tryRead(line);
+          if (node.isPresent() && node.get().has("add")) {
+            // As Delta resolves it: a URI-encoded path, relative to the table unless absolute.
+            Path added = new Path(java.net.URI.create(node.get().get("add").path("path").asText()));
+            return fs.exists(added.isAbsolute() ? added : new Path(new Path(bronze), added));
+          }
+        }
+      }
+    }
+    return true;
   }
 
   private static Path commitFile(Path log, long version) {

@@ -83,6 +83,38 @@ class BronzeRetentionTest extends SparkTestBase {
         .containsExactly("{\"order_id\":1,\"source_version\":2,\"status\":\"Shipped\"}");
   }
 
+  /**
+   * OPTIMIZE then VACUUM of bronze removes the files its first versions added, while its log still
+   * begins at version 0: a silver written anew starts from the snapshot (the change feed from
+   * version 0 would fail on the first missing file), and repair reads the snapshot.
+   */
+  @Test
+  void aSilverWrittenAnewAndARepairWorkAfterBronzeWasOptimizedAndVacuumed() {
+    SilverHarness p = new SilverHarness(spark, dir, SilverHarness.ORDERS_SCHEMA, CONTRACT);
+    p.deliver(order(1, 1, "Created"), order(2, 1, "Created"));
+    p.bronzeOnly();
+    p.deliver(order(1, 2, "Shipped"));
+    p.bronzeOnly();
+    p.deliver(order(3, 1, "Created"), order(2, 2, "Paid"));
+    p.bronzeOnly();
+    String bronze = p.config.bronze().path();
+    spark.sql("OPTIMIZE delta.`" + bronze + "`");
+    spark.conf().set("spark.databricks.delta.retentionDurationCheck.enabled", "false");
+    try {
+      spark.sql("VACUUM delta.`" + bronze + "` RETAIN 0 HOURS");
+    } finally {
+      spark.conf().unset("spark.databricks.delta.retentionDurationCheck.enabled");
+    }
+    assertThat(Path.of(bronze, "_delta_log", String.format("%020d.json", 0))).exists();
+
+    p.silverOnly();
+
+    assertThat(p.silverRows()).containsExactly("1|2|Shipped", "2|2|Paid", "3|1|Created");
+    Repair.Outcome repaired = new Repair(p.config, spark).execute(new KeySelection(List.of("2")));
+    assertThat(repaired.after())
+        .containsExactly("{\"order_id\":2,\"source_version\":2,\"status\":\"Paid\"}");
+  }
+
   private static void removeCommitsBefore(Path log, long version) throws IOException {
     try (Stream<Path> files = Files.list(log)) {
       for (Path f : files.toList()) {
