@@ -204,12 +204,13 @@ public final class RescuePromotion {
     set.put(q(rescued), promoted.getField("rescued"));
     Result result = new Result(config.name(), perColumn, rows, before, before + 1);
     // What was done travels with the commit: DESCRIBE HISTORY shows it next to the version.
-    spark.conf().set(CommitTags.USER_METADATA, result.toJson());
-    try {
-      table.update(condition, set);
-    } finally {
-      spark.conf().unset(CommitTags.USER_METADATA);
-    }
+    CommitTags.withUserMetadata(
+        spark,
+        result.toJson(),
+        () -> {
+          table.update(condition, set);
+          return null;
+        });
     long after = DeltaTables.latestVersion(table);
     Result written = new Result(config.name(), perColumn, rows, before, after);
     LOG.info("{}", written.summary());

@@ -57,6 +57,47 @@ public final class CommitTags {
         .isPresent();
   }
 
+  /**
+   * Runs {@code writes} with every Delta commit they make carrying {@code value} as its user
+   * metadata (none when null), set on each of {@code sessions} (Delta reads the setting from the
+   * session a commit runs in), and puts back what each session had before, also on failure.
+   */
+  public static <T> T withUserMetadata(
+      String value,
+      java.util.function.Supplier<T> writes,
+      java.util.Collection<org.apache.spark.sql.SparkSession> sessions) {
+    java.util.Map<org.apache.spark.sql.SparkSession, String> previous =
+        new java.util.IdentityHashMap<>();
+    for (org.apache.spark.sql.SparkSession s : sessions) {
+      previous.put(s, s.conf().getOption(USER_METADATA).getOrElse(() -> null));
+      setUserMetadata(s, value);
+    }
+    try {
+      return writes.get();
+    } finally {
+      previous.forEach(CommitTags::setUserMetadata);
+    }
+  }
+
+  /**
+   * {@link #withUserMetadata(String, java.util.function.Supplier, java.util.Collection)} on one
+   * session.
+   */
+  public static <T> T withUserMetadata(
+      org.apache.spark.sql.SparkSession spark,
+      String value,
+      java.util.function.Supplier<T> writes) {
+    return withUserMetadata(value, writes, java.util.List.of(spark));
+  }
+
+  private static void setUserMetadata(org.apache.spark.sql.SparkSession session, String value) {
+    if (value == null) {
+      session.conf().unset(USER_METADATA);
+    } else {
+      session.conf().set(USER_METADATA, value);
+    }
+  }
+
   /** The user metadata of a commit made for {@code action}, with its details. */
   public static String of(String action, java.util.Map<String, ?> details) {
     java.util.Map<String, Object> tag = new java.util.LinkedHashMap<>();

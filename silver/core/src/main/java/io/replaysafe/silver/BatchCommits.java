@@ -86,24 +86,7 @@ public final class BatchCommits {
     sessions.add(spark);
     SparkSession.getActiveSession().foreach(s -> sessions.add(s));
     sessions.addAll(List.of(others));
-    java.util.Map<SparkSession, String> previous = new java.util.IdentityHashMap<>();
-    for (SparkSession s : sessions) {
-      previous.put(s, s.conf().getOption(CommitTags.USER_METADATA).getOrElse(() -> null));
-      set(s, value);
-    }
-    try {
-      return writes.get();
-    } finally {
-      previous.forEach(BatchCommits::set);
-    }
-  }
-
-  private static void set(SparkSession session, String value) {
-    if (value == null) {
-      session.conf().unset(CommitTags.USER_METADATA);
-    } else {
-      session.conf().set(CommitTags.USER_METADATA, value);
-    }
+    return CommitTags.withUserMetadata(value, writes, sessions);
   }
 
   /**

@@ -337,20 +337,7 @@ public final class Erase {
   }
 
   private <T> T tagged(String requestId, Supplier<T> writes) {
-    String previous = spark.conf().getOption(CommitTags.USER_METADATA).getOrElse(() -> null);
-    spark
-        .conf()
-        .set(
-            CommitTags.USER_METADATA,
-            CommitTags.of(CommitTags.ERASE, Map.of("request", requestId)));
-    try {
-      return writes.get();
-    } finally {
-      if (previous == null) {
-        spark.conf().unset(CommitTags.USER_METADATA);
-      } else {
-        spark.conf().set(CommitTags.USER_METADATA, previous);
-      }
-    }
+    return CommitTags.withUserMetadata(
+        spark, CommitTags.of(CommitTags.ERASE, Map.of("request", requestId)), writes);
   }
 }
