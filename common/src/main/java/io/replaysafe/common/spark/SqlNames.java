@@ -26,4 +26,9 @@ public final class SqlNames {
   public static Column[] columns(List<String> names) {
     return names.stream().map(SqlNames::column).toArray(Column[]::new);
   }
+
+  /** The names as a Scala sequence, for Spark's joins on column names ({@code usingColumns}). */
+  public static scala.collection.immutable.Seq<String> seq(List<String> names) {
+    return scala.jdk.javaapi.CollectionConverters.asScala(names).toSeq();
+  }
 }

@@ -11,8 +11,8 @@ import org.apache.spark.sql.SparkSession;
 
 /**
  * SCD type 1: silver holds the latest version of each key, the tombstones its deleted keys. A
- * batch's latest row per key is classified against them ({@link MergePlan}) and merged ({@link
- * SilverWriter}); truncate events apply first.
+ * batch's latest row per key is classified against them ({@link StoredState}, {@link
+ * MergeClassifier}) and merged ({@link SilverWriter}); truncate events apply first.
  */
 final class CurrentState implements TargetTable {
   private final SparkSession spark;
@@ -37,13 +37,13 @@ final class CurrentState implements TargetTable {
 
   /** The live row or tombstone of each key, whichever is newer. */
   @Override
-  public Dataset<Row> storedState(Dataset<Row> collapsed, MergePlan.KeyBounds bounds) {
-    return MergePlan.targetState(collapsed, tables, contract, bounds);
+  public Dataset<Row> storedState(Dataset<Row> collapsed, StoredState.KeyBounds bounds) {
+    return StoredState.targetState(collapsed, tables, contract, bounds);
   }
 
   @Override
   public Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> storedState) {
-    return MergePlan.conflictsWithTarget(collapsed, storedState, contract);
+    return MergeClassifier.conflictsWithTarget(collapsed, storedState, contract);
   }
 
   @Override
@@ -65,10 +65,10 @@ final class CurrentState implements TargetTable {
         contract.silver().ignoreNullUpdates()
             ? NullUpdates.latestPerKey(clean, state, contract)
             : BatchPreparation.latestPerKey(clean, contract);
-    Plan plan =
-        Plan.of(
+    DecidedBatch plan =
+        DecidedBatch.of(
             spark,
-            MergePlan.classify(latest, state, contract),
+            MergeClassifier.classify(latest, state, contract),
             conflicts.collapsedCount(),
             SilverBatchProcessor.MAX_NOTES);
     notes.addAll(plan.notes());

@@ -15,6 +15,7 @@ import static org.apache.spark.sql.functions.when;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ReservedNames;
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -75,7 +76,7 @@ public final class DecidedRows {
       Dataset<Row> found =
           bronze
               .withColumn(RAW_PAYLOAD, SilverContract.json(compared))
-              .join(wanted, MergePlan.asSeq(List.of(RAW_PAYLOAD, Columns.SOURCE_FILE)), "inner")
+              .join(wanted, SqlNames.seq(List.of(RAW_PAYLOAD, Columns.SOURCE_FILE)), "inner")
               .drop(RAW_PAYLOAD);
       rows = rows == null ? found : rows.unionByName(found);
     }
@@ -208,8 +209,8 @@ public final class DecidedRows {
     Map<String, String> refused = new LinkedHashMap<>();
     for (Row r :
         identified
-            .join(live, MergePlan.asSeq(keys), "left")
-            .join(dead, MergePlan.asSeq(keys), "left")
+            .join(live, SqlNames.seq(keys), "left")
+            .join(dead, SqlNames.seq(keys), "left")
             .where(
                 org.apache.spark.sql.functions.not(
                     org.apache.spark.sql.functions.coalesce(tookEffect, lit(false))))
@@ -242,7 +243,7 @@ public final class DecidedRows {
     for (Row r :
         identified
             .withColumn(ReservedNames.LIVE_SEQ, col(SEQ))
-            .join(stored, MergePlan.asSeq(joinOn), "left")
+            .join(stored, SqlNames.seq(joinOn), "left")
             .where(
                 org.apache.spark.sql.functions.not(
                     org.apache.spark.sql.functions.coalesce(
@@ -263,7 +264,7 @@ public final class DecidedRows {
   }
 
   private static Column[] keyColumnsAnd(List<String> keys, Column... extra) {
-    List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(keys)));
+    List<Column> columns = new ArrayList<>(List.of(SqlNames.columns(keys)));
     columns.addAll(List.of(extra));
     return columns.toArray(Column[]::new);
   }

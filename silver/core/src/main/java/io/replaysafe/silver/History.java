@@ -5,6 +5,7 @@ import static io.replaysafe.silver.SilverContract.SEQ;
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
 
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -33,15 +34,15 @@ final class History implements TargetTable {
 
   /** Every stored event of the batch's keys (all of them: history has no key-bound pruning). */
   @Override
-  public Dataset<Row> storedState(Dataset<Row> collapsed, MergePlan.KeyBounds bounds) {
-    Dataset<Row> keys = collapsed.select(MergePlan.cols(contract.keys())).distinct();
-    List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
-    columns.add(contract.sequence(null).as(MergePlan.T_SEQ));
-    columns.add(col(PAYLOAD_HASH).as(MergePlan.T_HASH));
-    columns.add(col(SilverContract.HASH_VERSION).as(MergePlan.T_HASH_VERSION));
+  public Dataset<Row> storedState(Dataset<Row> collapsed, StoredState.KeyBounds bounds) {
+    Dataset<Row> keys = collapsed.select(SqlNames.columns(contract.keys())).distinct();
+    List<Column> columns = new ArrayList<>(List.of(SqlNames.columns(contract.keys())));
+    columns.add(contract.sequence(null).as(StoredState.T_SEQ));
+    columns.add(col(PAYLOAD_HASH).as(StoredState.T_HASH));
+    columns.add(col(SilverContract.HASH_VERSION).as(StoredState.T_HASH_VERSION));
     return tables
         .events()
-        .join(broadcast(keys), MergePlan.asSeq(contract.keys()), "left_semi")
+        .join(broadcast(keys), SqlNames.seq(contract.keys()), "left_semi")
         .select(columns.toArray(Column[]::new));
   }
 
@@ -52,14 +53,14 @@ final class History implements TargetTable {
   @Override
   public Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> storedState) {
     return collapsed
-        .join(storedState, MergePlan.asSeq(contract.keys()), "inner")
+        .join(storedState, SqlNames.seq(contract.keys()), "inner")
         .where(
             col(SEQ)
-                .equalTo(col(MergePlan.T_SEQ))
+                .equalTo(col(StoredState.T_SEQ))
                 .and(
                     contract
-                        .comparableHash(MergePlan.T_HASH_VERSION)
-                        .notEqual(col(MergePlan.T_HASH)))
+                        .comparableHash(StoredState.T_HASH_VERSION)
+                        .notEqual(col(StoredState.T_HASH)))
                 .and(org.apache.spark.sql.functions.not(col(BatchPreparation.WAIVED))));
   }
 

@@ -12,6 +12,7 @@ import static org.apache.spark.sql.functions.lit;
 
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.ReservedNames;
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -53,21 +54,24 @@ public final class HistoryWriter {
     // Events already stored (same key and sequence; a different payload was a conflict) are exact
     // retries of the history: they add nothing. A waived row with another payload (a quarantine
     // release) replaces the stored event at its sequence.
-    List<Column> storedColumns = new ArrayList<>(List.of(MergePlan.cols(keys)));
-    storedColumns.add(col(MergePlan.T_SEQ).as(SEQ));
-    storedColumns.add(col(MergePlan.T_HASH));
-    storedColumns.add(col(MergePlan.T_HASH_VERSION));
+    List<Column> storedColumns = new ArrayList<>(List.of(SqlNames.columns(keys)));
+    storedColumns.add(col(StoredState.T_SEQ).as(SEQ));
+    storedColumns.add(col(StoredState.T_HASH));
+    storedColumns.add(col(StoredState.T_HASH_VERSION));
     Dataset<Row> storedIds = stored.select(storedColumns.toArray(Column[]::new));
     List<String> idColumns = new ArrayList<>(keys);
     idColumns.add(SEQ);
     Column replaces =
         col(BatchPreparation.WAIVED)
-            .and(contract.comparableHash(MergePlan.T_HASH_VERSION).notEqual(col(MergePlan.T_HASH)));
+            .and(
+                contract
+                    .comparableHash(StoredState.T_HASH_VERSION)
+                    .notEqual(col(StoredState.T_HASH)));
     Dataset<Row> fresh =
         clean
-            .join(storedIds, MergePlan.asSeq(idColumns), "left")
-            .where(col(MergePlan.T_HASH).isNull().or(replaces))
-            .drop(MergePlan.T_HASH, MergePlan.T_HASH_VERSION)
+            .join(storedIds, SqlNames.seq(idColumns), "left")
+            .where(col(StoredState.T_HASH).isNull().or(replaces))
+            .drop(StoredState.T_HASH, StoredState.T_HASH_VERSION)
             .localCheckpoint(true);
     long total = clean.count();
     long newEvents = fresh.count();
@@ -83,7 +87,7 @@ public final class HistoryWriter {
     // died between the events MERGE and the history MERGE left stored events the history lacks,
     // and only a rebuild from the events places them. When the history is right, the MERGE below
     // matches nothing and writes nothing.
-    Dataset<Row> touched = clean.select(MergePlan.cols(keys)).distinct();
+    Dataset<Row> touched = clean.select(SqlNames.columns(keys)).distinct();
     StructType eventsSchema = contract.eventsSchema();
     StructType keySchema = new StructType();
     for (String k : keys) {
@@ -94,10 +98,8 @@ public final class HistoryWriter {
         tables
             .events()
             .join(
-                org.apache.spark.sql.functions.broadcast(touched),
-                MergePlan.asSeq(keys),
-                "left_semi")
-            .select(MergePlan.cols(List.of(eventsSchema.fieldNames())))
+                org.apache.spark.sql.functions.broadcast(touched), SqlNames.seq(keys), "left_semi")
+            .select(SqlNames.columns(List.of(eventsSchema.fieldNames())))
             .groupByKey(
                 (MapFunction<Row, Row>)
                     r -> {
@@ -115,14 +117,11 @@ public final class HistoryWriter {
         tables
             .silver()
             .join(
-                org.apache.spark.sql.functions.broadcast(touched),
-                MergePlan.asSeq(keys),
-                "left_semi");
+                org.apache.spark.sql.functions.broadcast(touched), SqlNames.seq(keys), "left_semi");
     List<String> versionId = new ArrayList<>(keys);
     versionId.add(START_AT);
     Dataset<Row> stale =
-        current.join(
-            desired.select(keysAnd(col(START_AT))), MergePlan.asSeq(versionId), "left_anti");
+        current.join(desired.select(keysAnd(col(START_AT))), SqlNames.seq(versionId), "left_anti");
     Dataset<Row> source =
         desired.withColumn(OP, lit("UPSERT")).unionByName(stale.withColumn(OP, lit("DELETE")));
 
@@ -202,7 +201,7 @@ public final class HistoryWriter {
   }
 
   private Column[] keysAnd(Column extra) {
-    List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
+    List<Column> columns = new ArrayList<>(List.of(SqlNames.columns(contract.keys())));
     columns.add(extra);
     return columns.toArray(Column[]::new);
   }

@@ -9,6 +9,7 @@ import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.not;
 import static org.apache.spark.sql.functions.when;
 
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -41,28 +42,26 @@ final class NullUpdates {
   /**
    * The latest row of each key of {@code clean} with its nulls filled from the batch's earlier
    * upserts (see the class comment) and {@link #AFTER_DELETE} set; {@code storedState} is the
-   * target's state of the batch's keys ({@link MergePlan#targetState}).
+   * target's state of the batch's keys ({@link StoredState#targetState}).
    */
   static Dataset<Row> latestPerKey(
       Dataset<Row> clean, Dataset<Row> storedState, SilverContract contract) {
     List<String> keys = contract.keys();
-    List<Column> stateColumns = new ArrayList<>(List.of(MergePlan.cols(keys)));
-    stateColumns.add(col(MergePlan.T_SEQ));
+    List<Column> stateColumns = new ArrayList<>(List.of(SqlNames.columns(keys)));
+    stateColumns.add(col(StoredState.T_SEQ));
     // The guard of the MERGE: only what is newer than the stored state is applied.
     Column applies =
-        col(MergePlan.T_SEQ)
+        col(StoredState.T_SEQ)
             .isNull()
-            .or(col(SEQ).gt(col(MergePlan.T_SEQ)))
-            .or(col(SEQ).equalTo(col(MergePlan.T_SEQ)).and(col(BatchPreparation.WAIVED)));
-    WindowSpec key = Window.partitionBy(MergePlan.cols(keys));
+            .or(col(SEQ).gt(col(StoredState.T_SEQ)))
+            .or(col(SEQ).equalTo(col(StoredState.T_SEQ)).and(col(BatchPreparation.WAIVED)));
+    WindowSpec key = Window.partitionBy(SqlNames.columns(keys));
     WindowSpec inOrder =
         key.orderBy(col(SEQ)).rowsBetween(Window.unboundedPreceding(), Window.unboundedFollowing());
     Dataset<Row> marked =
         clean
             .join(
-                storedState.select(stateColumns.toArray(Column[]::new)),
-                MergePlan.asSeq(keys),
-                "left")
+                storedState.select(stateColumns.toArray(Column[]::new)), SqlNames.seq(keys), "left")
             .withColumn(APPLIES, applies)
             .withColumn(
                 LAST_DELETE, max(when(col(APPLIES).and(col(IS_DELETE)), col(SEQ))).over(key));
@@ -81,6 +80,6 @@ final class NullUpdates {
     }
     return BatchPreparation.latestPerKey(
             marked.withColumn(AFTER_DELETE, col(LAST_DELETE).isNotNull()), contract)
-        .drop(APPLIES, LAST_DELETE, MergePlan.T_SEQ);
+        .drop(APPLIES, LAST_DELETE, StoredState.T_SEQ);
   }
 }

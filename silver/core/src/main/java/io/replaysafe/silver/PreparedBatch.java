@@ -39,7 +39,7 @@ record PreparedBatch(
     long truncateCount,
     Long versionMin,
     Long versionMax,
-    MergePlan.KeyBounds bounds,
+    StoredState.KeyBounds bounds,
     long tombstoneRecords,
     long erasedIgnored) {
 
@@ -146,14 +146,14 @@ record PreparedBatch(
    * first}); null when a key type has no usable order or the batch has no valid key. With the
    * batch's rows on the driver ({@code rows}, else null) and few keys, the keys themselves.
    */
-  private static MergePlan.KeyBounds keyBounds(
+  private static StoredState.KeyBounds keyBounds(
       Dataset<Row> prepared, List<Row> rows, Row totals, int first, SilverContract contract) {
     List<Object> mins = new ArrayList<>();
     List<Object> maxs = new ArrayList<>();
     for (int i = 0; i < contract.keys().size(); i++) {
       String key = contract.keys().get(i);
       int at = first + 2 * i;
-      if (!MergePlan.KeyBounds.supported(prepared.schema().apply(key).dataType())
+      if (!StoredState.KeyBounds.supported(prepared.schema().apply(key).dataType())
           || totals.isNullAt(at)
           || totals.isNullAt(at + 1)) {
         return null;
@@ -161,7 +161,7 @@ record PreparedBatch(
       mins.add(totals.get(at));
       maxs.add(totals.get(at + 1));
     }
-    return new MergePlan.KeyBounds(
+    return new StoredState.KeyBounds(
         contract.keys(), mins, maxs, listedKeys(prepared, rows, contract));
   }
 
@@ -170,7 +170,7 @@ record PreparedBatch(
       Dataset<Row> prepared, List<Row> rows, SilverContract contract) {
     if (rows == null
         || contract.keys().size() != 1
-        || !MergePlan.KeyBounds.listable(
+        || !StoredState.KeyBounds.listable(
             prepared.schema().apply(contract.keys().get(0)).dataType())) {
       return null;
     }
@@ -180,7 +180,7 @@ record PreparedBatch(
     for (Row r : rows) {
       if (r.isNullAt(invalid) && !r.isNullAt(key)) {
         keys.add(r.get(key));
-        if (keys.size() > MergePlan.KeyBounds.LISTED_KEYS) {
+        if (keys.size() > StoredState.KeyBounds.LISTED_KEYS) {
           return null;
         }
       }

@@ -24,6 +24,7 @@ import static org.apache.spark.sql.functions.substring;
 
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.ReservedNames;
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Column;
@@ -53,13 +54,13 @@ public final class Quarantine {
       Dataset<Row> withTarget,
       SilverContract contract,
       long batchId) {
-    List<Column> group = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
+    List<Column> group = new ArrayList<>(List.of(SqlNames.columns(contract.keys())));
     group.add(col(SEQ));
     group.add(col(KEY_DISPLAY));
     group.add(col(SEQ_DISPLAY));
     Dataset<Row> batchDescriptions =
         collapsed
-            .join(inBatch, MergePlan.asSeq(withColumn(contract.keys(), SEQ)), "left_semi")
+            .join(inBatch, SqlNames.seq(withColumn(contract.keys(), SEQ)), "left_semi")
             .groupBy(group.toArray(Column[]::new))
             .agg(
                 count(lit(1)).as(ReservedNames.COUNT),
@@ -91,14 +92,14 @@ public final class Quarantine {
                         lit(" sequence "),
                         col(SEQ_DISPLAY),
                         lit(" differs from the stored version at the same sequence (stored hash "),
-                        substring(col(MergePlan.T_HASH), 1, 12),
+                        substring(col(StoredState.T_HASH), 1, 12),
                         lit(", incoming "),
                         substring(col(PAYLOAD_HASH), 1, 12),
                         lit(")"))
                     .as(CONFLICT_DESCRIPTION)));
     return batchDescriptions
         .unionByName(targetDescriptions)
-        .groupBy(MergePlan.cols(contract.keys()))
+        .groupBy(SqlNames.columns(contract.keys()))
         .agg(
             first(col(CONFLICT_REASON)).as(CONFLICT_REASON),
             concat_ws("; ", sort_array(collect_list(col(CONFLICT_DESCRIPTION))))
@@ -112,7 +113,7 @@ public final class Quarantine {
   }
 
   private static Column[] keyColumnsPlus(SilverContract contract, Column... extra) {
-    List<Column> columns = new ArrayList<>(List.of(MergePlan.cols(contract.keys())));
+    List<Column> columns = new ArrayList<>(List.of(SqlNames.columns(contract.keys())));
     columns.addAll(List.of(extra));
     return columns.toArray(Column[]::new);
   }
@@ -130,7 +131,7 @@ public final class Quarantine {
       SilverContract contract,
       long batchId,
       String runId) {
-    Dataset<Row> rows = valid.join(conflictedKeys, MergePlan.asSeq(contract.keys()), "inner");
+    Dataset<Row> rows = valid.join(conflictedKeys, SqlNames.seq(contract.keys()), "inner");
     return rows(rows, col(CONFLICT_REASON), col(CONFLICT_DESCRIPTION), contract, batchId, runId);
   }
 

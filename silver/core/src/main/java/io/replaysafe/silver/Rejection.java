@@ -10,6 +10,7 @@ import static io.replaysafe.silver.SilverContract.RAW_PAYLOAD;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.EvidenceConfig;
 import io.replaysafe.common.config.Policy;
+import io.replaysafe.common.spark.SqlNames;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -103,7 +104,7 @@ final class Rejection {
     if (keys > MAX_REPORTED_KEYS) {
       sb.append("\n  ... and ").append(keys - MAX_REPORTED_KEYS).append(" more key(s)");
     }
-    Dataset<Row> rows = valid.join(conflicted, MergePlan.asSeq(contract.keys()), "left_semi");
+    Dataset<Row> rows = valid.join(conflicted, SqlNames.seq(contract.keys()), "left_semi");
     long count = rows.count();
     sb.append("\n  rows (")
         .append(Math.min(count, MAX_REPORTED_ROWS))

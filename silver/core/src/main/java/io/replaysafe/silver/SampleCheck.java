@@ -16,6 +16,7 @@ import static org.apache.spark.sql.functions.sort_array;
 import static org.apache.spark.sql.functions.substring;
 
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -118,7 +119,7 @@ public record SampleCheck(
         pair.add(SEQ);
         for (Row r :
             valid
-                .join(inBatch, MergePlan.asSeq(pair), "left_semi")
+                .join(inBatch, SqlNames.seq(pair), "left_semi")
                 .groupBy(col(KEY_DISPLAY), col(SEQ_DISPLAY))
                 .agg(
                     sort_array(collect_set(substring(col(PAYLOAD_HASH), 1, 12))).as("hashes"),

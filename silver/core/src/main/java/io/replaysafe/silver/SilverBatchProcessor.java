@@ -4,6 +4,7 @@ import static io.replaysafe.silver.BatchPreparation.INVALID_MESSAGE;
 
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.CrashPoints;
+import io.replaysafe.common.spark.SqlNames;
 import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.List;
@@ -159,7 +160,7 @@ public final class SilverBatchProcessor {
           conflicts.any()
               ? conflicts
                   .collapsed()
-                  .join(conflicts.conflicted(), MergePlan.asSeq(contract.keys()), "left_anti")
+                  .join(conflicts.conflicted(), SqlNames.seq(contract.keys()), "left_anti")
               : conflicts.collapsed();
       step(batchId, "merge");
       TargetTable.Applied applied = target.apply(batch, conflicts, clean);

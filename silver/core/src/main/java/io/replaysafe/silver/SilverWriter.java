@@ -42,7 +42,7 @@ public final class SilverWriter {
   /** Delta's metrics of one MERGE. */
   public record Applied(long inserted, long updated, long deleted) {}
 
-  /** As {@link #apply(Dataset, Map, MergePlan.KeyBounds)} without key bounds. */
+  /** As {@link #apply(Dataset, Map, StoredState.KeyBounds)} without key bounds. */
   public Applied apply(Dataset<Row> plan, Map<MergeAction, Long> actions) {
     return apply(plan, actions, null);
   }
@@ -57,11 +57,11 @@ public final class SilverWriter {
   /**
    * Applies the plan; {@code actions} (count per action) lets a batch with nothing to change skip a
    * MERGE entirely, and decides which clauses each MERGE needs. {@code keyBounds}, when not null,
-   * bounds the batch's keys (see {@link MergePlan.KeyBounds}) so Delta reads only the target files
-   * whose key range overlaps the batch.
+   * bounds the batch's keys (see {@link StoredState.KeyBounds}) so Delta reads only the target
+   * files whose key range overlaps the batch.
    */
   public Applied apply(
-      Dataset<Row> plan, Map<MergeAction, Long> actions, MergePlan.KeyBounds keyBounds) {
+      Dataset<Row> plan, Map<MergeAction, Long> actions, StoredState.KeyBounds keyBounds) {
     long toSilverCount = MergeAction.count(actions, INSERT, REVIVE, UPDATE, DELETE);
     long toTombstones = MergeAction.count(actions, REVIVE, DELETE, TOMBSTONE_ONLY);
     Applied applied =
@@ -86,7 +86,7 @@ public final class SilverWriter {
    * Delta runs as an append that rewrites no file).
    */
   private Applied mergeIntoSilver(
-      Dataset<Row> plan, Map<MergeAction, Long> actions, MergePlan.KeyBounds keyBounds) {
+      Dataset<Row> plan, Map<MergeAction, Long> actions, StoredState.KeyBounds keyBounds) {
     long deletes = MergeAction.count(actions, DELETE);
     long updates = MergeAction.count(actions, UPDATE);
     long inserts = MergeAction.count(actions, INSERT, REVIVE);
@@ -132,7 +132,7 @@ public final class SilverWriter {
   }
 
   /** The MERGE condition: the key equality, and the batch's key bounds on the target. */
-  private static Column condition(String keyEquality, MergePlan.KeyBounds keyBounds) {
+  private static Column condition(String keyEquality, StoredState.KeyBounds keyBounds) {
     Column on = expr(keyEquality);
     return keyBounds == null ? on : on.and(keyBounds.on("t"));
   }
@@ -166,7 +166,7 @@ public final class SilverWriter {
       Dataset<Row> plan,
       Map<MergeAction, Long> actions,
       String guard,
-      MergePlan.KeyBounds keyBounds) {
+      StoredState.KeyBounds keyBounds) {
     long revives = MergeAction.count(actions, REVIVE);
     long deletes = MergeAction.count(actions, DELETE, TOMBSTONE_ONLY);
     Dataset<Row> changes = plan.where(MergeAction.in(DELETE, TOMBSTONE_ONLY, REVIVE));

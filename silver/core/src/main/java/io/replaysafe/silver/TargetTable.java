@@ -23,11 +23,11 @@ sealed interface TargetTable permits CurrentState, History {
   String statePath();
 
   /**
-   * What the target holds for the keys of {@code collapsed}, with {@link MergePlan#T_SEQ}, {@link
-   * MergePlan#T_HASH} and {@link MergePlan#T_HASH_VERSION}; {@code bounds} (null: none) bounds the
-   * keys read.
+   * What the target holds for the keys of {@code collapsed}, with {@link StoredState#T_SEQ}, {@link
+   * StoredState#T_HASH} and {@link StoredState#T_HASH_VERSION}; {@code bounds} (null: none) bounds
+   * the keys read.
    */
-  Dataset<Row> storedState(Dataset<Row> collapsed, MergePlan.KeyBounds bounds);
+  Dataset<Row> storedState(Dataset<Row> collapsed, StoredState.KeyBounds bounds);
 
   /** Step 6: incoming rows with a stored key and sequence but another payload. */
   Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> storedState);

@@ -152,12 +152,12 @@ public final class Truncates {
   }
 
   /**
-   * The stored state of a batch's keys ({@link MergePlan#T_SEQ}) that the watermark left: the state
-   * is read before the batch's truncate deletes what is older, and a key whose row it removed must
-   * be planned as absent (its newer event an insert), as in a run after the truncate's.
+   * The stored state of a batch's keys ({@link StoredState#T_SEQ}) that the watermark left: the
+   * state is read before the batch's truncate deletes what is older, and a key whose row it removed
+   * must be planned as absent (its newer event an insert), as in a run after the truncate's.
    */
   Dataset<Row> storedNotOlderThan(Dataset<Row> state, Row watermark) {
-    return watermark == null ? state : state.where(col(MergePlan.T_SEQ).geq(literal(watermark)));
+    return watermark == null ? state : state.where(col(StoredState.T_SEQ).geq(literal(watermark)));
   }
 
   private Column literal(Row sequence) {

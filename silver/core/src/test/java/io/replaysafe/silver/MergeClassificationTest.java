@@ -23,8 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Step 8's decision as a table: what the target holds for the key, how the incoming sequence
  * compares with it, and whether the incoming row is a delete, give exactly one action. Every
- * combination is listed; the whole table is classified by {@link MergePlan#classify} in one Spark
- * job, one key per row.
+ * combination is listed; the whole table is classified by {@link MergeClassifier#classify} in one
+ * Spark job, one key per row.
  */
 class MergeClassificationTest extends SparkTestBase {
   enum Stored {
@@ -124,12 +124,12 @@ class MergeClassificationTest extends SparkTestBase {
             target,
             new StructType()
                 .add("k", DataTypes.LongType)
-                .add(MergePlan.T_SEQ, SEQ_TYPE)
-                .add(MergePlan.T_HASH, DataTypes.StringType)
-                .add(MergePlan.T_KIND, DataTypes.StringType));
+                .add(StoredState.T_SEQ, SEQ_TYPE)
+                .add(StoredState.T_HASH, DataTypes.StringType)
+                .add(StoredState.T_KIND, DataTypes.StringType));
     classified = new HashMap<>();
     for (Row r :
-        MergePlan.classify(latest, targetState, contract)
+        MergeClassifier.classify(latest, targetState, contract)
             .select("k", SilverContract.ACTION)
             .collectAsList()) {
       assertThat(classified.put(r.getLong(0), r.getString(1))).as("one action per key").isNull();

@@ -51,14 +51,14 @@ class PreparedBatchTest extends SparkTestBase {
   @Test
   void aBatchWithMoreKeysThanAListHoldsKeepsTheRangeOnly() {
     List<Row> rows = new ArrayList<>();
-    for (long k = 1; k <= MergePlan.KeyBounds.LISTED_KEYS + 1; k++) {
+    for (long k = 1; k <= StoredState.KeyBounds.LISTED_KEYS + 1; k++) {
       rows.add(row(k, 1, "A", "UPSERT", "f", 1));
     }
 
     PreparedBatch batch = prepare(rows);
 
     assertThat(batch.bounds().min()).containsExactly(1L);
-    assertThat(batch.bounds().max()).containsExactly((long) MergePlan.KeyBounds.LISTED_KEYS + 1);
+    assertThat(batch.bounds().max()).containsExactly((long) StoredState.KeyBounds.LISTED_KEYS + 1);
     assertThat(batch.bounds().values()).isNull();
     assertThat(batch.bounds().exact()).isFalse();
   }

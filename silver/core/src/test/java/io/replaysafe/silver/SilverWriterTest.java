@@ -27,8 +27,8 @@ class SilverWriterTest extends SparkTestBase {
     Dataset<Row> latest =
         BatchPreparation.latestPerKey(
             BatchPreparation.identity(bronze(spark, bronzeRows), contract), contract);
-    Dataset<Row> state = MergePlan.targetState(latest, tables, contract);
-    return MergePlan.classify(latest, state, contract).localCheckpoint(true);
+    Dataset<Row> state = StoredState.targetState(latest, tables, contract);
+    return MergeClassifier.classify(latest, state, contract).localCheckpoint(true);
   }
 
   static Map<MergeAction, Long> actions(Dataset<Row> plan) {

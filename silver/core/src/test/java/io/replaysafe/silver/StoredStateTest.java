@@ -20,7 +20,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** What the target holds for a batch's keys, and conflicts with it, on real Delta tables. */
-class MergePlanTest extends SparkTestBase {
+class StoredStateTest extends SparkTestBase {
   @TempDir Path dir;
 
   /**
@@ -32,13 +32,13 @@ class MergePlanTest extends SparkTestBase {
     RANGE,
     LIST;
 
-    MergePlan.KeyBounds of(List<Long> batchKeys) {
+    StoredState.KeyBounds of(List<Long> batchKeys) {
       List<Object> min = List.of(Collections.min(batchKeys));
       List<Object> max = List.of(Collections.max(batchKeys));
       return switch (this) {
         case NONE -> null;
-        case RANGE -> new MergePlan.KeyBounds(List.of("k"), min, max);
-        case LIST -> new MergePlan.KeyBounds(List.of("k"), min, max, List.copyOf(batchKeys));
+        case RANGE -> new StoredState.KeyBounds(List.of("k"), min, max);
+        case LIST -> new StoredState.KeyBounds(List.of("k"), min, max, List.copyOf(batchKeys));
       };
     }
   }
@@ -90,7 +90,8 @@ class MergePlanTest extends SparkTestBase {
     List<Long> batchKeys = List.of(1L, 2L, 3L, 4L, 6L);
 
     Dataset<Row> state =
-        MergePlan.targetState(incoming(contract, batchKeys), tables, contract, keys.of(batchKeys));
+        StoredState.targetState(
+            incoming(contract, batchKeys), tables, contract, keys.of(batchKeys));
 
     assertThat(rows(state.orderBy("k")))
         .containsExactly(
@@ -111,7 +112,8 @@ class MergePlanTest extends SparkTestBase {
     List<Long> batchKeys = List.of(1L, 2L, 6L);
 
     Dataset<Row> state =
-        MergePlan.targetState(incoming(contract, batchKeys), tables, contract, keys.of(batchKeys));
+        StoredState.targetState(
+            incoming(contract, batchKeys), tables, contract, keys.of(batchKeys));
 
     assertThat(rows(state.orderBy("k"))).containsExactly("1|[3]|h1|LIVE|null");
   }
@@ -136,13 +138,14 @@ class MergePlanTest extends SparkTestBase {
                 RowFactory.create(3L, RowFactory.create(3L), same, "LIVE")),
             new org.apache.spark.sql.types.StructType()
                 .add("k", "long")
-                .add(MergePlan.T_SEQ, new org.apache.spark.sql.types.StructType().add("v", "long"))
-                .add(MergePlan.T_HASH, "string")
-                .add(MergePlan.T_KIND, "string"));
+                .add(
+                    StoredState.T_SEQ, new org.apache.spark.sql.types.StructType().add("v", "long"))
+                .add(StoredState.T_HASH, "string")
+                .add(StoredState.T_KIND, "string"));
 
-    Dataset<Row> conflicts = MergePlan.conflictsWithTarget(collapsed, target, contract);
+    Dataset<Row> conflicts = MergeClassifier.conflictsWithTarget(collapsed, target, contract);
 
-    assertThat(rows(conflicts.select("k", "status", MergePlan.T_KIND)))
+    assertThat(rows(conflicts.select("k", "status", StoredState.T_KIND)))
         .containsExactly("2|other|TOMBSTONE");
   }
 }

@@ -1,9 +1,6 @@
 package io.replaysafe.silver;
 
-import static io.replaysafe.silver.SilverContract.ACTION;
-import static io.replaysafe.silver.SilverContract.IS_DELETE;
 import static io.replaysafe.silver.SilverContract.PAYLOAD_HASH;
-import static io.replaysafe.silver.SilverContract.SEQ;
 import static io.replaysafe.silver.SilverContract.q;
 import static org.apache.spark.sql.functions.broadcast;
 import static org.apache.spark.sql.functions.col;
@@ -21,10 +18,11 @@ import org.apache.spark.sql.Row;
 import org.apache.spark.sql.expressions.Window;
 
 /**
- * Steps 6 and 8 decided before writing: what the target holds for each incoming key (the live row
- * or its tombstone, whichever is newer), conflicts with it, and the action for each latest row.
+ * What the target holds for a batch's keys, read before any write: for each incoming key its newest
+ * stored sequence and payload hash, and whether that is a live row or a tombstone (whichever is
+ * newer), read only within the batch's {@link KeyBounds} so Delta skips the other files.
  */
-public final class MergePlan {
+public final class StoredState {
   /** Target-state columns joined onto incoming rows. */
   static final String T_SEQ = ReservedNames.TARGET_SEQ;
 
@@ -32,7 +30,7 @@ public final class MergePlan {
   static final String T_KIND = ReservedNames.TARGET_KIND;
   static final String T_HASH_VERSION = ReservedNames.TARGET_HASH_VERSION;
 
-  private MergePlan() {}
+  private StoredState() {}
 
   /**
    * The stored state of the keys present in {@code incoming}: one row per key with its newest
@@ -57,7 +55,7 @@ public final class MergePlan {
     }
     Dataset<Row> dead = stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE");
     var newestFirst =
-        Window.partitionBy(cols(keys))
+        Window.partitionBy(SqlNames.columns(keys))
             .orderBy(col(T_SEQ).desc(), when(col(T_KIND).equalTo("LIVE"), 0).otherwise(1));
     return ofBatchKeys(live.unionByName(dead), incoming, keys, bounds)
         .withColumn(ReservedNames.RANK, row_number().over(newestFirst))
@@ -71,7 +69,10 @@ public final class MergePlan {
     if (bounds != null && bounds.exact()) {
       return stored;
     }
-    return stored.join(broadcast(incoming.select(cols(keys)).distinct()), asSeq(keys), "left_semi");
+    return stored.join(
+        broadcast(incoming.select(SqlNames.columns(keys)).distinct()),
+        SqlNames.seq(keys),
+        "left_semi");
   }
 
   private static Dataset<Row> within(Dataset<Row> table, KeyBounds bounds) {
@@ -163,63 +164,5 @@ public final class MergePlan {
     columns.add(lit(kind).as(T_KIND));
     columns.add(col(SilverContract.HASH_VERSION).as(T_HASH_VERSION));
     return table.select(columns.toArray(Column[]::new));
-  }
-
-  /** Step 6: incoming rows with a stored version's key and sequence but a different payload. */
-  public static Dataset<Row> conflictsWithTarget(
-      Dataset<Row> collapsed, Dataset<Row> targetState, SilverContract contract) {
-    return collapsed
-        .join(targetState, asSeq(contract.keys()), "inner")
-        .where(
-            col(SEQ)
-                .equalTo(col(T_SEQ))
-                .and(contract.comparableHash(T_HASH_VERSION).notEqual(col(T_HASH)))
-                .and(org.apache.spark.sql.functions.not(col(BatchPreparation.WAIVED))));
-  }
-
-  /**
-   * Step 8's decision for each latest row, before any write. A row whose conflict is waived wins at
-   * the stored sequence too, when it changes something there (another payload, or a delete of the
-   * live row).
-   */
-  public static Dataset<Row> classify(
-      Dataset<Row> latest, Dataset<Row> targetState, SilverContract contract) {
-    Column live = col(T_KIND).equalTo("LIVE");
-    Column winsAtEqual =
-        col(BatchPreparation.WAIVED)
-            .and(
-                contract
-                    .comparableHash(T_HASH_VERSION)
-                    .notEqual(col(T_HASH))
-                    .or(col(IS_DELETE).and(live)));
-    Column action =
-        when(
-                col(T_SEQ).isNull(),
-                when(col(IS_DELETE), MergeAction.TOMBSTONE_ONLY.lit())
-                    .otherwise(MergeAction.INSERT.lit()))
-            .when(
-                col(SEQ).gt(col(T_SEQ)).or(col(SEQ).equalTo(col(T_SEQ)).and(winsAtEqual)),
-                when(
-                        col(IS_DELETE),
-                        when(live, MergeAction.DELETE.lit())
-                            .otherwise(MergeAction.TOMBSTONE_ONLY.lit()))
-                    .otherwise(
-                        when(live, MergeAction.UPDATE.lit()).otherwise(MergeAction.REVIVE.lit())))
-            .when(
-                col(SEQ).equalTo(col(T_SEQ)),
-                when(
-                        contract.comparableHash(T_HASH_VERSION).equalTo(col(T_HASH)),
-                        MergeAction.RETRY.lit())
-                    .otherwise(MergeAction.CONFLICT.lit()))
-            .otherwise(MergeAction.OLDER.lit());
-    return latest.join(targetState, asSeq(contract.keys()), "left").withColumn(ACTION, action);
-  }
-
-  static Column[] cols(List<String> names) {
-    return SqlNames.columns(names);
-  }
-
-  static scala.collection.immutable.Seq<String> asSeq(List<String> names) {
-    return scala.jdk.javaapi.CollectionConverters.asScala(names).toSeq();
   }
 }

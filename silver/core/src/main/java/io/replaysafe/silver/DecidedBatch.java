@@ -27,7 +27,7 @@ import org.apache.spark.unsafe.types.UTF8String;
  * @param rows the latest rows with their {@link SilverContract#ACTION}, safe to read after silver
  *     changed (collected or checkpointed)
  */
-record Plan(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes) {
+record DecidedBatch(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes) {
 
   /**
    * A batch of up to this many rows (after exact retries collapse) is planned on the driver: its
@@ -37,7 +37,7 @@ record Plan(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes)
 
   private static final String STORED_SEQ_JSON = ReservedNames.TARGET_SEQ_JSON;
 
-  Plan {
+  DecidedBatch {
     actions = Map.copyOf(actions);
     notes = List.copyOf(notes);
   }
@@ -52,13 +52,14 @@ record Plan(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes)
   }
 
   /**
-   * Fixes {@code classified} ({@link MergePlan#classify}) so the writes cannot change it.
+   * Fixes {@code classified} ({@link MergeClassifier#classify}) so the writes cannot change it.
    * Checkpointed or collected, not cached: the MERGE into silver invalidates every cached plan that
    * read silver, and a recomputed plan would see the batch's own writes (a revived key would then
    * look like an exact retry to the tombstone MERGE).
    */
-  static Plan of(SparkSession spark, Dataset<Row> classified, long rows, int maxNotes) {
-    Dataset<Row> explained = classified.withColumn(STORED_SEQ_JSON, to_json(col(MergePlan.T_SEQ)));
+  static DecidedBatch of(SparkSession spark, Dataset<Row> classified, long rows, int maxNotes) {
+    Dataset<Row> explained =
+        classified.withColumn(STORED_SEQ_JSON, to_json(col(StoredState.T_SEQ)));
     Map<MergeAction, Long> actions = new EnumMap<>(MergeAction.class);
     if (rows <= DRIVER_PLAN_ROWS) {
       // A small batch is decided on the driver: one job collects the plan, which then counts its
@@ -69,7 +70,7 @@ record Plan(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes)
       for (Row r : collected) {
         actions.merge(MergeAction.valueOf(r.getString(action)), 1L, Long::sum);
       }
-      return new Plan(
+      return new DecidedBatch(
           spark.createDataFrame(collected, explained.schema()),
           actions,
           notes(collected, explained.schema(), maxNotes));
@@ -86,12 +87,12 @@ record Plan(Dataset<Row> rows, Map<MergeAction, Long> actions, List<Note> notes)
                   col(ACTION),
                   col(KEY_DISPLAY),
                   col(SEQ_DISPLAY),
-                  to_json(col(MergePlan.T_SEQ)).as(STORED_SEQ_JSON))
+                  to_json(col(StoredState.T_SEQ)).as(STORED_SEQ_JSON))
               .orderBy(KEY_DISPLAY, SEQ_DISPLAY)
               .limit(maxNotes);
       notes = notes(noted.collectAsList(), noted.schema(), maxNotes);
     }
-    return new Plan(plan, actions, notes);
+    return new DecidedBatch(plan, actions, notes);
   }
 
   /**
