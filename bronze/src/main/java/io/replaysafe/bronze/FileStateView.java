@@ -117,11 +117,39 @@ public final class FileStateView {
             col("f.size").as("size"),
             col("f.modification_time").as("modification_time"),
             col("f.etag").as("etag"),
-            badFile.as("bad_file"));
+            badFile.as("bad_file"),
+            cleaned(config, status).as("cleaned"));
     if (filter.status().isPresent()) {
       shown = shown.where(col("status").equalTo(filter.status().get()));
     }
     return Optional.of(withRows(spark, config, shown));
+  }
+
+  /**
+   * What {@code cleanSource} does with the file, by the pipeline's setting: {@code archived} or
+   * {@code deleted} once it is ingested (a retried file once its retry ingested it), null while it
+   * waits, is bad or was dismissed (those stay where they are), and with {@code cleanSource} off.
+   * Derived, not observed: a move that failed is in the run's warnings, not here.
+   */
+  private static Column cleaned(PipelineConfig config, Column status) {
+    String mode =
+        config
+            .source()
+            .options()
+            .sparkOptions()
+            .getOrDefault("cleanSource", "off")
+            .toLowerCase(java.util.Locale.ROOT);
+    String done =
+        switch (mode) {
+          case "archive", "move" -> "archived";
+          case "delete" -> "deleted";
+          default -> null;
+        };
+    if (done == null) {
+      return lit(null).cast("string");
+    }
+    return when(status.isin(FileState.INGESTED, "retried"), lit(done))
+        .otherwise(lit(null).cast("string"));
   }
 
   private static Column localForm(Column path) {
@@ -161,6 +189,7 @@ public final class FileStateView {
             "size",
             "modification_time",
             "etag",
-            "bad_file");
+            "bad_file",
+            "cleaned");
   }
 }

@@ -114,5 +114,23 @@ class CleanSourceBadFilesTest extends SparkTestBase {
       assertThat(archived("b-truncated.json.gz")).hasBinaryContent(whole);
       assertThat(archived("c-long.json")).doesNotExist();
     }
+    // replaysafe files shows each file's status and what cleanSource did with it.
+    String done = mode.equals("delete") ? "deleted" : "archived";
+    assertThat(
+            rows(
+                FileStateView.files(
+                        spark,
+                        config,
+                        new FileStateView.Filter(
+                            java.util.Optional.empty(),
+                            java.util.Optional.empty(),
+                            java.util.Optional.empty()))
+                    .orElseThrow()
+                    .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "cleaned")
+                    .orderBy("path")))
+        .containsExactly(
+            "a-good.json|ingested|" + done,
+            "b-truncated.json.gz|retried|" + done,
+            "c-long.json|dismissed|null");
   }
 }

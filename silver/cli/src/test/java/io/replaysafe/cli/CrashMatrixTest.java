@@ -103,18 +103,6 @@ class CrashMatrixTest extends SparkTestBase {
     assertConverges(dir, CrashScenarios.SCD1, "delivery 2", CrashPoints.SILVER_AFTER_MERGE);
   }
 
-  /**
-   * The case that lost a tombstone: reconcile killed after its silver MERGE (order 6 deleted, its
-   * tombstone not yet written), a scheduled run writing silver, then the reconcile's rerun. The run
-   * undoes the reconcile first, so the rerun deletes order 6 again, tombstone and all.
-   */
-  @Test
-  void aReconcileKilledAfterItsMergeThenARunThenItsRerunEqualsTheRunThenTheReconcile()
-      throws Exception {
-    assertConvergesWithRunBetween(
-        dir, CrashScenarios.SCD1, "reconcile", CrashPoints.SILVER_AFTER_MERGE);
-  }
-
   @Test
   void historyConvergesAfterACrashBetweenTheEventsAndTheHistoryMerge() throws Exception {
     assertConverges(dir, CrashScenarios.SCD2, "delivery 2", CrashPoints.SILVER_AFTER_EVENTS_MERGE);
