@@ -9,6 +9,7 @@ import io.replaysafe.jobs.ContinuousPipeline;
 import io.replaysafe.jobs.JobReport;
 import io.replaysafe.jobs.MaintenanceEvent;
 import io.replaysafe.jobs.PipelineRun.Layer;
+import io.replaysafe.jobs.TerminationSignals;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
