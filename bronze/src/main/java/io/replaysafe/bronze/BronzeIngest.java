@@ -85,7 +85,9 @@ public final class BronzeIngest {
     List<StreamingQuery> runs;
     DiscoveryCounts counts;
     try (FileDiscovery discovery = Discoveries.open(config, spark)) {
-      Discoveries.register(checkpoint, discovery);
+      Discoveries.register(
+          checkpoint,
+          continuous == null ? discovery : new TurnTakingDiscovery(discovery, continuous));
       try {
         runs = runUntilCaughtUp(recovery);
       } finally {

@@ -29,7 +29,8 @@ public record PipelineConfig(
     Optional<SilverConfig> silver,
     StructType businessSchema,
     EvidenceConfig evidence,
-    TriggerConfig trigger) {
+    TriggerConfig trigger,
+    MaintenanceConfig maintenance) {
 
   @JsonCreator
   public static PipelineConfig of(
@@ -65,7 +66,13 @@ public record PipelineConfig(
                   "How the jobs are triggered: once per command (availableNow) or one long-running process (continuous); the command line's --continuous, --available-now and --interval win.",
               type = "section")
           @JsonProperty("trigger")
-          TriggerConfig trigger) {
+          TriggerConfig trigger,
+      @Help(
+              value =
+                  "Housekeeping a running pipeline does between batches: OPTIMIZE every optimizeEvery and, at the same cadence, VACUUM keeping vacuumRetention; absent, none (replaysafe maintain does it on demand).",
+              type = "section")
+          @JsonProperty("maintenance")
+          MaintenanceConfig maintenance) {
     StructType business =
         source == null || silver == null || !silver.derives()
             ? source == null ? null : source.schema()
@@ -78,13 +85,22 @@ public record PipelineConfig(
         Optional.ofNullable(silver),
         business,
         evidence == null ? EvidenceConfig.DEFAULT : evidence,
-        trigger == null ? TriggerConfig.DEFAULT : trigger);
+        trigger == null ? TriggerConfig.DEFAULT : trigger,
+        maintenance == null ? MaintenanceConfig.NONE : maintenance);
   }
 
   /** The same pipeline showing payload values in reports ({@code --show-values}). */
   public PipelineConfig showingValues() {
     return new PipelineConfig(
-        name, storage, source, bronze, silver, businessSchema, new EvidenceConfig(true), trigger);
+        name,
+        storage,
+        source,
+        bronze,
+        silver,
+        businessSchema,
+        new EvidenceConfig(true),
+        trigger,
+        maintenance);
   }
 
   public PipelineConfig {
@@ -100,8 +116,17 @@ public record PipelineConfig(
     }
     StructType business = businessSchema;
     silver.ifPresent(s -> validateSilver(s, business, source.rescuedDataColumn()));
+    if (maintenance != null && maintenance.enabled() && silver.isEmpty()) {
+      // Its rules (silver's lag, tombstoneRetention) and its record live in silver's tables.
+      throw ConfigErrors.rule(
+          "maintenance.optimizeEvery is set but pipeline '" + name + "' has no silver section",
+          "add the silver section, or remove maintenance and run 'replaysafe maintain'");
+    }
     if (trigger == null) {
       trigger = TriggerConfig.DEFAULT;
+    }
+    if (maintenance == null) {
+      maintenance = MaintenanceConfig.NONE;
     }
   }
 

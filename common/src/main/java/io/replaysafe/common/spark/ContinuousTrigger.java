@@ -1,7 +1,10 @@
 package io.replaysafe.common.spark;
 
+import io.replaysafe.common.ReplaysafeException;
 import java.time.Duration;
+import java.util.HashSet;
 import java.util.Objects;
+import java.util.Set;
 import org.apache.spark.sql.streaming.Trigger;
 
 /**
@@ -9,11 +12,18 @@ import org.apache.spark.sql.streaming.Trigger;
  * interval of its query, the request that ends it, and the check a writer makes before each batch
  * (the writer's lease still held). One instance is shared by the bronze and silver queries of one
  * process, so one request stops both.
+ *
+ * <p>It is also the turnstile of housekeeping between batches ({@code maintenance:}): while {@link
+ * #holdBatches} holds, each layer waits at {@link #awaitTurn} before its next batch writes or plans
+ * anything, so an OPTIMIZE or VACUUM never runs during a batch.
  */
 public final class ContinuousTrigger {
   private final Duration interval;
   private final Runnable beforeBatch;
   private volatile String stopReason;
+  private final Object turnstile = new Object();
+  private boolean held;
+  private final Set<String> waiting = new HashSet<>();
 
   private ContinuousTrigger(Duration interval, Runnable beforeBatch) {
     this.interval = Objects.requireNonNull(interval, "interval");
@@ -59,6 +69,51 @@ public final class ContinuousTrigger {
   /** Why the run was asked to stop ("SIGTERM", "--max-batches 3"), or null. */
   public String stopReason() {
     return stopReason;
+  }
+
+  /**
+   * Where {@code layer}'s next batch is about to write (silver) or plan (bronze): returns at once,
+   * or, while {@link #holdBatches} holds, when the hold is released.
+   */
+  public void awaitTurn(String layer) {
+    synchronized (turnstile) {
+      try {
+        while (held) {
+          waiting.add(layer);
+          turnstile.wait();
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new ReplaysafeException(
+            "Interrupted while the " + layer + " batch waited for housekeeping to end", e);
+      } finally {
+        waiting.remove(layer);
+      }
+    }
+  }
+
+  /**
+   * Holds every layer at {@link #awaitTurn} from now on until {@link #releaseBatches}; a batch
+   * already past it runs to its end (the caller waits for that: {@link #waiting}).
+   */
+  public void holdBatches() {
+    synchronized (turnstile) {
+      held = true;
+    }
+  }
+
+  public void releaseBatches() {
+    synchronized (turnstile) {
+      held = false;
+      turnstile.notifyAll();
+    }
+  }
+
+  /** True while {@code layer} waits at {@link #awaitTurn} for a hold to end. */
+  public boolean waiting(String layer) {
+    synchronized (turnstile) {
+      return waiting.contains(layer);
+    }
   }
 
   /**

@@ -229,6 +229,73 @@ class ConfigLoaderTest {
   }
 
   @Test
+  void maintenanceIsOffByDefaultAndTakesACadenceAndARetention() {
+    assertThat(ConfigLoader.parse("t", MINIMAL + SILVER).maintenance())
+        .isEqualTo(MaintenanceConfig.NONE);
+    assertThat(MaintenanceConfig.NONE.enabled()).isFalse();
+    MaintenanceConfig both =
+        ConfigLoader.parse(
+                "t",
+                MINIMAL + SILVER + "maintenance: {optimizeEvery: 1 day, vacuumRetention: 7 days}\n")
+            .maintenance();
+    assertThat(both)
+        .isEqualTo(
+            new MaintenanceConfig(
+                Optional.of(Duration.ofDays(1)), Optional.of(Duration.ofDays(7))));
+    assertThat(both.enabled()).isTrue();
+    assertThat(
+            ConfigLoader.parse("t", MINIMAL + SILVER + "maintenance: {optimizeEvery: '1 second'}\n")
+                .maintenance())
+        .isEqualTo(new MaintenanceConfig(Optional.of(Duration.ofSeconds(1)), Optional.empty()));
+  }
+
+  @Test
+  void maintenanceErrorsNameTheKeyAndTheFix() {
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse("p", MINIMAL + SILVER + "maintenance: {optimizeEvery: daily}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: maintenance.optimizeEvery 'daily' is not a duration; write e.g."
+                + " '30 days' or '12 hours'");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p", MINIMAL + SILVER + "maintenance: {optimizeEvery: '0 seconds'}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: maintenance.optimizeEvery '0 seconds' is shorter than a second;"
+                + " write e.g. '1 day'");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p",
+                    MINIMAL
+                        + SILVER
+                        + "maintenance: {optimizeEvery: 1 day, vacuumRetention: 30 minutes}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: maintenance.vacuumRetention '30 minutes' is shorter than an hour;"
+                + " write e.g. '7 days'");
+    assertThatThrownBy(
+            () ->
+                ConfigLoader.parse(
+                    "p", MINIMAL + SILVER + "maintenance: {vacuumRetention: 7 days}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: maintenance.vacuumRetention is set without"
+                + " maintenance.optimizeEvery; set maintenance.optimizeEvery (e.g. '1 day'):"
+                + " VACUUM runs at its cadence");
+    assertThatThrownBy(
+            () -> ConfigLoader.parse("p", MINIMAL + "maintenance: {optimizeEvery: 1 day}\n"))
+        .isInstanceOf(ConfigException.class)
+        .hasMessage(
+            "Pipeline file p: maintenance.optimizeEvery is set but pipeline 'orders' has no"
+                + " silver section; add the silver section, or remove maintenance and run"
+                + " 'replaysafe maintain'");
+  }
+
+  @Test
   void unknownKeyIsAnErrorNamingIt() {
     assertThatThrownBy(
             () ->

@@ -49,6 +49,14 @@ class ConfigReferenceTest {
               assertThat(k.defaultValue()).isEqualTo("30 days");
             });
     assertThat(ConfigReference.key("silver").orElseThrow().section()).isTrue();
+    assertThat(ConfigReference.key("maintenance").orElseThrow().section()).isTrue();
+    assertThat(ConfigReference.key("maintenance.optimizeEvery"))
+        .hasValueSatisfying(
+            k -> {
+              assertThat(k.type()).isEqualTo("duration");
+              assertThat(k.defaultValue()).isEqualTo("none");
+            });
+    assertThat(ConfigReference.key("maintenance.vacuumRetention")).isPresent();
     assertThat(ConfigReference.key("silver.onConflict").orElseThrow().type())
         .isEqualTo("fail | quarantine");
     assertThat(ConfigReference.text())

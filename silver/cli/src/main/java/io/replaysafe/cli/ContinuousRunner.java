@@ -7,7 +7,9 @@ import io.replaysafe.common.spark.ContinuousTrigger;
 import io.replaysafe.jobs.BatchEvent;
 import io.replaysafe.jobs.ContinuousPipeline;
 import io.replaysafe.jobs.JobReport;
+import io.replaysafe.jobs.MaintenanceEvent;
 import io.replaysafe.jobs.PipelineRun.Layer;
+import io.replaysafe.jobs.TerminationSignals;
 import java.io.PrintWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -18,7 +20,8 @@ import org.apache.spark.sql.SparkSession;
  * {@code bronze}, {@code silver} or {@code run} with {@code --continuous}: the writer's lease held
  * for the whole run (renewed in the background, checked before every silver batch and between
  * batches), SIGTERM and SIGINT as clean stops, one progress line per batch and layer on stderr (or
- * one JSON line each on stdout with {@code --json}), and one last line on stdout when it ends.
+ * one JSON line each on stdout with {@code --json}), one line per housekeeping round ({@code
+ * maintenance:}) the same way, and one last line on stdout when it ends.
  */
 final class ContinuousRunner {
   private final JobOptions job;
@@ -52,7 +55,10 @@ final class ContinuousRunner {
                 + trigger.describe()
                 + "; SIGTERM or SIGINT stops it after the batch in flight");
         err.flush();
-        result = ContinuousPipeline.of(pipeline, spark, settings, continuous, this::print).run();
+        result =
+            ContinuousPipeline.of(
+                    pipeline, spark, settings, continuous, this::print, this::printMaintenance)
+                .run();
       }
       lease.checkStillHeld();
       synchronized (out) {
@@ -87,9 +93,18 @@ final class ContinuousRunner {
 
   /** A batch's line: JSON on stdout with --json, text on stderr otherwise; from any thread. */
   private void print(BatchEvent event) {
+    print(event.line(), event.toMap());
+  }
+
+  /** A housekeeping round's line, as a batch's. */
+  private void printMaintenance(MaintenanceEvent event) {
+    print(event.line(), event.toMap());
+  }
+
+  private void print(String line, Map<String, Object> fields) {
     PrintWriter to = json ? job.out() : job.err();
     synchronized (to) {
-      to.println(json ? JobReport.toJson(event.toMap()) : event.line());
+      to.println(json ? JobReport.toJson(fields) : line);
       to.flush();
     }
   }

@@ -4,11 +4,13 @@ import io.replaysafe.bronze.BronzeResult;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.TriggerConfig;
 import io.replaysafe.common.lease.PipelineLease;
+import io.replaysafe.jobs.Housekeeping;
 import io.replaysafe.jobs.JobReport;
 import io.replaysafe.jobs.PipelineRun;
 import io.replaysafe.jobs.PipelineRun.Layer;
 import io.replaysafe.silver.SilverResult;
 import java.io.PrintWriter;
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -60,6 +62,13 @@ final class RunCommand implements Callable<Integer> {
         if (outcome.succeeded()) {
           // A lease lost mid-run (expired, taken over) means another writer may have written too.
           lease.checkStillHeld();
+          // maintenance: at its cadence, after the run and under its lease, as a continuous run
+          // does between batches; its line goes to stderr, stdout keeps its one line.
+          Housekeeping housekeeping = Housekeeping.of(pipeline, spark);
+          if (housekeeping.due(Instant.now())) {
+            err.println(housekeeping.run(Instant.now()).line());
+            lease.checkStillHeld();
+          }
         }
       } catch (RuntimeException e) {
         outcome = new PipelineRun.Outcome(null, null, null, e);

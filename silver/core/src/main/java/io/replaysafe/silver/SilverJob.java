@@ -189,6 +189,8 @@ public final class SilverJob {
     VoidFunction2<Dataset<Row>, Long> perBatch =
         (batch, batchId) -> {
           if (continuous != null) {
+            // Housekeeping (maintenance:) holds the batch here, before anything is written.
+            continuous.awaitTurn("silver");
             // Before anything is written: a process that may no longer write stops here.
             continuous.checkBeforeBatch();
           }

@@ -141,6 +141,8 @@ public final class ContinuousPipeline {
   private final Settings settings;
   private final ContinuousTrigger trigger;
   private final Consumer<BatchEvent> events;
+  private final Consumer<MaintenanceEvent> maintenanceEvents;
+  private final Housekeeping housekeeping;
   private final Map<Layer, AtomicLong> batches = new EnumMap<>(Layer.class);
   private final Map<Layer, AtomicLong> rows = new EnumMap<>(Layer.class);
   private final Map<Layer, AtomicReference<BatchEvent>> lastBatch = new EnumMap<>(Layer.class);
@@ -150,12 +152,15 @@ public final class ContinuousPipeline {
       SparkSession spark,
       Settings settings,
       ContinuousTrigger trigger,
-      Consumer<BatchEvent> events) {
+      Consumer<BatchEvent> events,
+      Consumer<MaintenanceEvent> maintenanceEvents) {
     this.pipeline = pipeline;
     this.spark = spark;
     this.settings = settings;
     this.trigger = trigger;
     this.events = events;
+    this.maintenanceEvents = maintenanceEvents;
+    this.housekeeping = Housekeeping.of(pipeline, spark);
     for (Layer layer : Layer.values()) {
       if (settings.layers().contains(layer)) {
         batches.put(layer, new AtomicLong());
@@ -175,10 +180,24 @@ public final class ContinuousPipeline {
       Settings settings,
       ContinuousTrigger trigger,
       Consumer<BatchEvent> events) {
+    return of(pipeline, spark, settings, trigger, events, event -> LOG.info("{}", event.line()));
+  }
+
+  /**
+   * The same, {@code maintenanceEvents} hearing of every housekeeping round ({@code maintenance:}
+   * in the pipeline file), from the thread that watches the run.
+   */
+  public static ContinuousPipeline of(
+      PipelineConfig pipeline,
+      SparkSession spark,
+      Settings settings,
+      ContinuousTrigger trigger,
+      Consumer<BatchEvent> events,
+      Consumer<MaintenanceEvent> maintenanceEvents) {
     if (settings.layers().contains(Layer.SILVER)) {
       pipeline.requireSilver();
     }
-    return new ContinuousPipeline(pipeline, spark, settings, trigger, events);
+    return new ContinuousPipeline(pipeline, spark, settings, trigger, events, maintenanceEvents);
   }
 
   /**
@@ -284,8 +303,67 @@ public final class ContinuousPipeline {
         stopAll(threads);
         throw e;
       }
+      if (housekeeping.due(Instant.now()) && everyQueryRan(threads)) {
+        try {
+          houseKeep(threads);
+        } catch (RuntimeException e) {
+          trigger.requestStop("housekeeping failed");
+          stopAll(threads);
+          throw e;
+        }
+      }
       sleep(POLL_MILLIS);
     }
+  }
+
+  /**
+   * Whether each layer's query has run a trigger: before that, a layer still sets itself up
+   * (tables, bindings, retried files), which no turnstile holds.
+   */
+  private boolean everyQueryRan(Map<Layer, LayerThread> threads) {
+    for (Layer layer : threads.keySet()) {
+      List<StreamingQuery> running = queries(layer);
+      if (running.isEmpty() || running.stream().anyMatch(q -> q.lastProgress() == null)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * A housekeeping round between batches: every layer is held before its next batch, the round
+   * waits until none is inside one (each query between triggers or waiting at the turnstile),
+   * checks the lease and runs; then the layers go on. A stop or a dead layer meanwhile skips it.
+   */
+  private void houseKeep(Map<Layer, LayerThread> threads) {
+    trigger.holdBatches();
+    try {
+      while (!betweenBatches(threads)) {
+        if (trigger.stopRequested() || threads.values().stream().anyMatch(t -> !t.isAlive())) {
+          return;
+        }
+        sleep(POLL_MILLIS);
+      }
+      trigger.checkBeforeBatch();
+      maintenanceEvents.accept(housekeeping.run(Instant.now()));
+    } finally {
+      trigger.releaseBatches();
+    }
+  }
+
+  private boolean betweenBatches(Map<Layer, LayerThread> threads) {
+    for (Layer layer : threads.keySet()) {
+      List<StreamingQuery> running = queries(layer);
+      if (running.isEmpty()) {
+        return false; // between two queries of bronze's recovery: not known to be idle
+      }
+      for (StreamingQuery query : running) {
+        if (query.status().isTriggerActive() && !trigger.waiting(layer.label())) {
+          return false;
+        }
+      }
+    }
+    return true;
   }
 
   /**

@@ -63,7 +63,7 @@ public record JobArgs(String configPath, String configInline, boolean json, bool
   }
 
   @Command(mixinStandardHelpOptions = false)
-  static final class Spec {
+  static class Spec {
     @ArgGroup(exclusive = true, multiplicity = "0..1")
     ConfigGroup config;
 

@@ -19,8 +19,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 /**
- * The Databricks Asset Bundle (infra/databricks/databricks.yml) against the jar it deploys: two JAR
- * tasks, silver after bronze, each main class in the built cluster jar, and each task's parameters
+ * The Databricks Asset Bundle (infra/databricks/databricks.yml) against the jar it deploys: the
+ * scheduled job's two JAR tasks, silver after bronze, and the continuous job's one task under
+ * continuous scheduling; each main class in the built cluster jar, and each task's parameters
  * accepted by that jar's own argument parser.
  */
 class DatabricksBundleIT {
@@ -34,6 +35,7 @@ class DatabricksBundleIT {
   static Path bundleDir;
   static JsonNode bundle;
   static JsonNode job;
+  static JsonNode continuousJob;
 
   @BeforeAll
   static void parseBundle() throws IOException {
@@ -41,11 +43,20 @@ class DatabricksBundleIT {
     bundle =
         new ObjectMapper(new YAMLFactory()).readTree(bundleDir.resolve("databricks.yml").toFile());
     JsonNode jobs = bundle.path("resources").path("jobs");
-    assertThat(jobs.size()).as("jobs in the bundle").isEqualTo(1);
-    job = jobs.elements().next();
+    List<String> names = new ArrayList<>();
+    jobs.fieldNames().forEachRemaining(names::add);
+    assertThat(names)
+        .as("jobs in the bundle")
+        .containsExactly("replaysafe_orders", "replaysafe_orders_continuous");
+    job = jobs.path("replaysafe_orders");
+    continuousJob = jobs.path("replaysafe_orders_continuous");
   }
 
   static JsonNode task(String key) {
+    return task(job, key);
+  }
+
+  static JsonNode task(JsonNode job, String key) {
     for (JsonNode task : job.path("tasks")) {
       if (task.path("task_key").asText().equals(key)) {
         return task;
@@ -54,8 +65,13 @@ class DatabricksBundleIT {
     throw new AssertionError("The bundle's job has no task '" + key + "'");
   }
 
-  /** A value as the deployed job sees it: variables, job parameters and workspace paths filled. */
+  /** A value as the scheduled job sees it. */
   static String resolve(String value) {
+    return resolve(job, value);
+  }
+
+  /** A value as the deployed job sees it: variables, job parameters and workspace paths filled. */
+  static String resolve(JsonNode job, String value) {
     String previous;
     do {
       previous = value;
@@ -175,6 +191,62 @@ class DatabricksBundleIT {
   }
 
   @Test
+  void theContinuousVariantIsOneTaskUnderContinuousScheduling() {
+    assertThat(continuousJob.path("tasks").size()).isEqualTo(1);
+    JsonNode pipeline = task(continuousJob, "pipeline");
+    assertThat(pipeline.has("depends_on")).isFalse();
+    // Continuous scheduling instead of a cron schedule: Databricks keeps one run going.
+    assertThat(continuousJob.has("schedule")).isFalse();
+    assertThat(continuousJob.path("continuous").size()).isEqualTo(1);
+    assertThat(
+            resolve(continuousJob, continuousJob.path("continuous").path("pause_status").asText()))
+        .isEqualTo("UNPAUSED");
+    // The same cluster as the scheduled job's, in its own job.
+    JsonNode clusters = continuousJob.path("job_clusters");
+    assertThat(clusters.size()).isEqualTo(1);
+    assertThat(clusters.get(0).path("new_cluster"))
+        .isEqualTo(job.path("job_clusters").get(0).path("new_cluster"));
+    assertThat(pipeline.path("job_cluster_key").asText())
+        .isEqualTo(clusters.get(0).path("job_cluster_key").asText());
+    Path jar = ClusterJarSupport.clusterJar().toAbsolutePath().normalize();
+    List<String> libraries = pipeline.path("libraries").findValuesAsText("jar");
+    assertThat(libraries).hasSize(1);
+    assertThat(bundleDir.resolve(libraries.get(0)).toAbsolutePath().normalize()).isEqualTo(jar);
+  }
+
+  @Test
+  void theContinuousMainIsInTheJarAndAcceptsItsTasksParameters() throws Exception {
+    JsonNode jarTask = task(continuousJob, "pipeline").path("spark_jar_task");
+    assertThat(jarTask.path("main_class_name").asText())
+        .isEqualTo("io.replaysafe.jobs.PipelineMain");
+    try (URLClassLoader jarOnly = ClusterJarSupport.jarOnlyLoader()) {
+      ClusterJarSupport.mainOf(jarOnly, "io.replaysafe.jobs.PipelineMain");
+      Class<?> pipelineArgs = Class.forName("io.replaysafe.jobs.PipelineArgs", true, jarOnly);
+      Class<?> jobArgs = Class.forName("io.replaysafe.jobs.JobArgs", true, jarOnly);
+      List<String> parameters = new ArrayList<>();
+      jarTask.path("parameters").forEach(p -> parameters.add(resolve(continuousJob, p.asText())));
+      Object parsed;
+      try {
+        parsed =
+            pipelineArgs
+                .getMethod("parse", String[].class)
+                .invoke(null, (Object) parameters.toArray(String[]::new));
+      } catch (InvocationTargetException e) {
+        throw new AssertionError(
+            "The continuous task's parameters " + parameters + " are refused", e.getCause());
+      }
+      Object args = pipelineArgs.getMethod("job").invoke(parsed);
+      assertThat(jobArgs.getMethod("configPath").invoke(args))
+          .isEqualTo(WORKSPACE_FILE_PATH + "/pipelines/orders.yaml");
+      assertThat(jobArgs.getMethod("json").invoke(args)).isEqualTo(true);
+      assertThat(pipelineArgs.getMethod("interval").invoke(parsed))
+          .isEqualTo(java.util.Optional.of(java.time.Duration.ofMinutes(1)));
+      assertThat(pipelineArgs.getMethod("stopTimeout").invoke(parsed))
+          .isEqualTo(java.time.Duration.ofMinutes(2));
+    }
+  }
+
+  @Test
   void thePipelineFileTheTasksReadIsValid() {
     String deployed = resolve("${var.pipeline_file}");
     assertThat(deployed).startsWith(WORKSPACE_FILE_PATH + "/");
@@ -184,5 +256,11 @@ class DatabricksBundleIT {
     assertThat(pipeline.name()).isEqualTo("orders");
     assertThat(pipeline.silver()).isPresent();
     assertThat(pipeline.storage()).isEmpty();
+    // The continuous job's housekeeping, at a retention no rule refuses by default.
+    assertThat(pipeline.maintenance().optimizeEvery()).contains(java.time.Duration.ofDays(1));
+    assertThat(pipeline.maintenance().vacuumRetention())
+        .contains(pipeline.requireSilver().tombstoneRetention());
+    assertThat(resolve(continuousJob, "{{job.parameters.pipeline_file}}"))
+        .isEqualTo(resolve("{{job.parameters.pipeline_file}}"));
   }
 }

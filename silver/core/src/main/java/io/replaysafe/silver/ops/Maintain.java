@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -55,11 +56,55 @@ public final class Maintain {
    */
   public List<TableResult> execute(
       Map<String, String> bronzeSideTables, boolean optimize, Duration vacuum) {
-    OpsContext context = OpsContext.open(config, spark).recoverInFlight();
-    Map<String, String> tables = tables(context.contract(), bronzeSideTables);
+    Map<String, String> tables =
+        tables(OpsContext.open(config, spark).recoverInFlight().contract(), bronzeSideTables);
     if (vacuum != null) {
-      requireSafeRetention(vacuum, tables);
+      Optional<ConfigException> refused = refusal(vacuum, tables, VACUUM_OPTION);
+      if (refused.isPresent()) {
+        throw refused.get();
+      }
     }
+    return run(tables, optimize, vacuum);
+  }
+
+  /**
+   * A round of a pipeline's own housekeeping ({@code maintenance:} in the pipeline file).
+   *
+   * @param vacuumRefused why the VACUUM was not run (the same rules as {@code --vacuum}, the fix
+   *     naming {@code maintenance.vacuumRetention}); empty when it ran or none was asked for
+   */
+  public record Round(List<TableResult> tables, Optional<String> vacuumRefused) {}
+
+  /**
+   * OPTIMIZE of every table, then, unless a rule refuses the retention, VACUUM keeping {@code
+   * vacuum} (null: none). A refusal is returned, not thrown: the tables are compacted anyway, and a
+   * running pipeline goes on. The round's time {@code at} is recorded on silver's table ({@link
+   * #lastOptimize}).
+   */
+  public Round scheduled(Map<String, String> bronzeSideTables, Duration vacuum, Instant at) {
+    Map<String, String> tables =
+        tables(OpsContext.open(config, spark).recoverInFlight().contract(), bronzeSideTables);
+    List<TableResult> optimized = run(tables, true, null);
+    recordOptimize(at);
+    if (vacuum == null) {
+      return new Round(optimized, Optional.empty());
+    }
+    Optional<ConfigException> refused = refusal(vacuum, tables, SCHEDULED_OPTION);
+    if (refused.isPresent()) {
+      return new Round(optimized, Optional.of(refused.get().getMessage()));
+    }
+    List<TableResult> vacuumed = run(tables, false, vacuum);
+    List<TableResult> both = new ArrayList<>();
+    for (int i = 0; i < optimized.size(); i++) {
+      TableResult o = optimized.get(i);
+      both.add(
+          new TableResult(
+              o.table(), o.path(), o.filesCompacted(), vacuumed.get(i).filesVacuumed()));
+    }
+    return new Round(both, Optional.empty());
+  }
+
+  private List<TableResult> run(Map<String, String> tables, boolean optimize, Duration vacuum) {
     List<TableResult> results = new ArrayList<>();
     for (Map.Entry<String, String> t : tables.entrySet()) {
       String path = t.getValue();
@@ -78,6 +123,39 @@ public final class Maintain {
       results.add(new TableResult(t.getKey(), path, compacted, vacuumed));
     }
     return results;
+  }
+
+  /**
+   * The table property of silver's table (the current state or the history) that records when the
+   * last scheduled OPTIMIZE ran: kept with the tables, so a restarted or rescheduled pipeline waits
+   * for the rest of its cadence instead of compacting again at once.
+   */
+  public static final String LAST_OPTIMIZE = "replaysafe.lastOptimizeAt";
+
+  /** When the last scheduled OPTIMIZE ran, if one did and silver's table exists. */
+  public Optional<Instant> lastOptimize() {
+    String silver = config.requireSilver().path();
+    if (!DeltaTable.isDeltaTable(spark, silver)) {
+      return Optional.empty();
+    }
+    return Optional.ofNullable(DeltaTables.property(spark, silver, LAST_OPTIMIZE))
+        .map(Instant::parse);
+  }
+
+  private void recordOptimize(Instant at) {
+    String silver = config.requireSilver().path();
+    // Before silver's first batch there is no table to record it on: the cadence then starts
+    // over after a restart, with nothing much to compact.
+    if (DeltaTable.isDeltaTable(spark, silver)) {
+      spark.sql(
+          "ALTER TABLE "
+              + DeltaTables.tableName(silver)
+              + " SET TBLPROPERTIES ('"
+              + LAST_OPTIMIZE
+              + "' = '"
+              + at
+              + "')");
+    }
   }
 
   /** Every Delta table of the pipeline that exists, by the name reports give it. */
@@ -107,38 +185,60 @@ public final class Maintain {
     return present;
   }
 
-  private void requireSafeRetention(Duration retention, Map<String, String> tables) {
+  /** Where a retention comes from, for the fix a refusal names. */
+  private static final String VACUUM_OPTION = "--vacuum";
+
+  private static final String SCHEDULED_OPTION = "maintenance.vacuumRetention";
+
+  private Optional<ConfigException> refusal(
+      Duration retention, Map<String, String> tables, String option) {
     for (Map.Entry<String, String> t : tables.entrySet()) {
       Duration delta = deltaRetention(t.getValue());
       if (retention.compareTo(delta) < 0) {
-        throw refused(
-            retention,
-            "the "
-                + t.getKey()
-                + " table keeps removed files for "
-                + describe(delta)
-                + " (delta.deletedFileRetentionDuration), which readers of older versions rely on",
-            "Pass --vacuum '" + asOption(delta) + "' or longer");
+        return Optional.of(
+            refused(
+                retention,
+                "the "
+                    + t.getKey()
+                    + " table keeps removed files for "
+                    + describe(delta)
+                    + " (delta.deletedFileRetentionDuration), which readers of older versions rely"
+                    + " on",
+                longer(option, delta)));
       }
     }
     Duration lag = silverLag();
     if (retention.compareTo(lag) < 0) {
-      throw refused(
-          retention,
-          "silver has not read bronze's commits of the last "
-              + describe(lag)
-              + ", and its next run reads their files",
-          "Run silver first ('replaysafe run'), or pass a longer retention");
+      return Optional.of(
+          refused(
+              retention,
+              "silver has not read bronze's commits of the last "
+                  + describe(lag)
+                  + ", and its next run reads their files",
+              option.equals(VACUUM_OPTION)
+                  ? "Run silver first ('replaysafe run'), or pass a longer retention"
+                  : "The next round runs it once silver has caught up, or set a longer " + option));
     }
     Duration tombstones = config.requireSilver().tombstoneRetention();
     if (retention.compareTo(tombstones) < 0) {
-      throw refused(
-          retention,
-          "silver.tombstoneRetention is "
-              + describe(tombstones)
-              + ", and a delete is kept, and restorable, that long",
-          "Pass --vacuum '" + asOption(tombstones) + "' or longer");
+      return Optional.of(
+          refused(
+              retention,
+              "silver.tombstoneRetention is "
+                  + describe(tombstones)
+                  + ", and a delete is kept, and restorable, that long",
+              longer(option, tombstones)));
     }
+    return Optional.empty();
+  }
+
+  /**
+   * "Pass --vacuum '7 days' or longer", or "Set maintenance.vacuumRetention: '7 days' or longer".
+   */
+  private static String longer(String option, Duration least) {
+    return option.equals(VACUUM_OPTION)
+        ? "Pass --vacuum '" + asOption(least) + "' or longer"
+        : "Set " + option + ": '" + asOption(least) + "' or longer";
   }
 
   /**
@@ -204,7 +304,7 @@ public final class Maintain {
   }
 
   /** As --vacuum takes it: "7 days", "2 hours". */
-  static String asOption(Duration d) {
+  public static String asOption(Duration d) {
     if (d.toDays() > 0 && d.equals(Duration.ofDays(d.toDays()))) {
       return d.toDays() + " days";
     }

@@ -1,4 +1,4 @@
-package io.replaysafe.cli;
+package io.replaysafe.jobs;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -11,9 +11,9 @@ import sun.misc.SignalHandler;
  * JVM's own handling would start its shutdown at once, and Spark's shutdown hook would stop the
  * session under the batch in flight; here the run stops its queries between batches, commits,
  * releases the lease and returns its exit code. The previous handlers are back after {@link
- * #close}.
+ * #close}. The CLI's continuous runs and the continuous cluster job ({@link PipelineMain}) use it.
  */
-final class TerminationSignals implements AutoCloseable {
+public final class TerminationSignals implements AutoCloseable {
   private static final String[] NAMES = {"TERM", "INT"};
 
   private final Map<Signal, SignalHandler> previous = new LinkedHashMap<>();
@@ -21,7 +21,7 @@ final class TerminationSignals implements AutoCloseable {
   private TerminationSignals() {}
 
   /** Calls {@code onSignal} with "SIGTERM" or "SIGINT" when one arrives. */
-  static TerminationSignals install(Consumer<String> onSignal) {
+  public static TerminationSignals install(Consumer<String> onSignal) {
     TerminationSignals signals = new TerminationSignals();
     for (String name : NAMES) {
       Signal signal = new Signal(name);

@@ -1,0 +1,43 @@
+package io.replaysafe.bronze;
+
+import io.replaysafe.common.spark.ContinuousTrigger;
+import java.util.List;
+
+/**
+ * A continuous bronze run's discovery: each trigger of its query starts by discovering new files,
+ * before it plans or writes anything, so that is where it waits while housekeeping holds the
+ * batches ({@link ContinuousTrigger#awaitTurn}). The run keeps the discovery it wraps and closes
+ * that one.
+ */
+final class TurnTakingDiscovery implements FileDiscovery {
+  static final String LAYER = "bronze";
+
+  private final FileDiscovery discovery;
+  private final ContinuousTrigger trigger;
+
+  TurnTakingDiscovery(FileDiscovery discovery, ContinuousTrigger trigger) {
+    this.discovery = discovery;
+    this.trigger = trigger;
+  }
+
+  @Override
+  public List<FileState.Discovered> discover() {
+    trigger.awaitTurn(LAYER);
+    return discovery.discover();
+  }
+
+  @Override
+  public String kind(FileState.Discovered file) {
+    return discovery.kind(file);
+  }
+
+  @Override
+  public void committed() {
+    discovery.committed();
+  }
+
+  @Override
+  public DiscoveryCounts counts() {
+    return discovery.counts();
+  }
+}
