@@ -24,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  * reported once and the run goes on; the time of the last round is kept on silver's table, so a
  * later run waits for the rest of the cadence, and a scheduled {@code run} honours it too.
  */
+// Long (housekeeping rounds between batches of a running pipeline: 2-5 minutes on a loaded 2-core
+// machine): runs with -Plong, by hand.
+@org.junit.jupiter.api.Tag("long")
 class ContinuousMaintenanceTest extends SparkTestBase {
   static final String REFUSAL =
       "VACUUM refused: Cannot VACUUM with a retention of 1 day(s): the bronze table keeps removed"

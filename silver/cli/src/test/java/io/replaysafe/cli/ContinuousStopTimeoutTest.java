@@ -39,6 +39,9 @@ import sun.misc.Signal;
  * deployment sends, raised in this JVM while the run's handler is installed (its queries are
  * active), and the latch opens only once the run has given up waiting and stopped bronze's query.
  */
+// Long (a continuous run held past its stop timeout: 2-5 minutes on a loaded 2-core machine): runs
+// with -Plong, by hand.
+@org.junit.jupiter.api.Tag("long")
 class ContinuousStopTimeoutTest extends SparkTestBase {
   private static final CountDownLatch RELEASE = new CountDownLatch(1);
   private static final AtomicInteger HOLDING = new AtomicInteger();
