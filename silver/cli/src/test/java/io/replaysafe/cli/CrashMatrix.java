@@ -96,6 +96,17 @@ final class CrashMatrix {
    */
   static Map<String, List<String>> crashed(
       Pipeline p, List<Step> steps, int crashStep, String point) throws Exception {
+    return crashedWithBetween(p, steps, crashStep, point, null);
+  }
+
+  /**
+   * As {@link #crashed}, with {@code between} (a scheduled run, say; null: none) run after the
+   * crash and before the crashed command's rerun: whichever command comes next must undo what the
+   * crashed one left part-way, across all of its tables. The fault-free counterpart runs {@code
+   * between} just before the crashed step ({@link #withBetween}).
+   */
+  static Map<String, List<String>> crashedWithBetween(
+      Pipeline p, List<Step> steps, int crashStep, String point, Step between) throws Exception {
     for (int i = 0; i < crashStep; i++) {
       runInProcess(p, steps, i);
     }
@@ -110,34 +121,10 @@ final class CrashMatrix {
         .as("the child running step '%s' must die at %s; its log: %s", step.name(), point, log)
         .isEqualTo(CrashPoints.EXIT_CODE);
     assertThat(Files.readString(log)).contains("crash point " + point + " reached");
-    runCommand(step, args);
-    for (int i = crashStep + 1; i < steps.size(); i++) {
-      runInProcess(p, steps, i);
+    if (between != null) {
+      deliver(p, -1, between);
+      runCommand(between, between.command().apply(p));
     }
-    return tables(p);
-  }
-
-  /**
-   * As {@link #crashed}, with {@code between} (a scheduled run, say) run after the crash and before
-   * the crashed command's rerun: whichever command comes next must undo what the crashed one left
-   * part-way, across all of its tables. The fault-free counterpart runs {@code between} just before
-   * the crashed step ({@link #withBetween}).
-   */
-  static Map<String, List<String>> crashedWithBetween(
-      Pipeline p, List<Step> steps, int crashStep, String point, Step between) throws Exception {
-    for (int i = 0; i < crashStep; i++) {
-      runInProcess(p, steps, i);
-    }
-    Step step = steps.get(crashStep);
-    deliver(p, crashStep, step);
-    List<String> args = step.command().apply(p);
-    Path log = p.dir().resolve("child-" + point + ".log");
-    int exit = runChild(p, args, point, log);
-    assertThat(exit)
-        .as("the child running step '%s' must die at %s; its log: %s", step.name(), point, log)
-        .isEqualTo(CrashPoints.EXIT_CODE);
-    deliver(p, -1, between);
-    runCommand(between, between.command().apply(p));
     runCommand(step, args);
     for (int i = crashStep + 1; i < steps.size(); i++) {
       runInProcess(p, steps, i);
