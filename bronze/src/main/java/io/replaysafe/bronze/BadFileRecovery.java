@@ -163,7 +163,7 @@ final class BadFileRecovery {
     LOG.info("Re-ingested {} file(s) marked for retry: {}", readable.size(), readable);
     // Ingested now, so cleanSource applies to them as to any batch's files; it passed them over
     // while they were bad (CheckedFileStreamSource.commit).
-    new SourceCleaner(conf, config.source().options().sparkOptions()).clean(readable);
+    SourceCleaner.of(config, conf).clean(readable);
     return readable.size();
   }
 }

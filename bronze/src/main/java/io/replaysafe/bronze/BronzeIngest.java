@@ -145,8 +145,7 @@ public final class BronzeIngest {
    */
   private void cleanLastBatch(OptionalLong before, OptionalLong after, BadFiles badFiles) {
     if (after.isPresent() && after.getAsLong() > before.orElse(-1)) {
-      new SourceCleaner(
-              spark.sparkContext().hadoopConfiguration(), config.source().options().sparkOptions())
+      SourceCleaner.of(config, spark.sparkContext().hadoopConfiguration())
           .cleanBatch(
               FileState.of(spark, config.bronze().checkpoint()), badFiles, after.getAsLong());
     }

@@ -132,19 +132,7 @@ public final class FileStateView {
    * Derived, not observed: a move that failed is in the run's warnings, not here.
    */
   private static Column cleaned(PipelineConfig config, Column status) {
-    String mode =
-        config
-            .source()
-            .options()
-            .sparkOptions()
-            .getOrDefault("cleanSource", "off")
-            .toLowerCase(java.util.Locale.ROOT);
-    String done =
-        switch (mode) {
-          case "archive", "move" -> "archived";
-          case "delete" -> "deleted";
-          default -> null;
-        };
+    String done = SourceCleaner.Mode.of(config.source().options().sparkOptions()).done();
     if (done == null) {
       return lit(null).cast("string");
     }

@@ -24,10 +24,31 @@ import org.slf4j.LoggerFactory;
 final class SourceCleaner {
   private static final Logger LOG = LoggerFactory.getLogger(SourceCleaner.class);
 
-  private enum Mode {
-    OFF,
-    ARCHIVE,
-    DELETE
+  /** What {@code cleanSource} does with an ingested file, and the word {@code files} shows. */
+  enum Mode {
+    OFF(null),
+    ARCHIVE("archived"),
+    DELETE("deleted");
+
+    private final String done;
+
+    Mode(String done) {
+      this.done = done;
+    }
+
+    /** What became of an ingested file: {@code archived}, {@code deleted}; null when off. */
+    String done() {
+      return done;
+    }
+
+    /** The mode the source options ask for. */
+    static Mode of(Map<String, String> options) {
+      return switch (options.getOrDefault("cleanSource", "off").toLowerCase(Locale.ROOT)) {
+        case "archive", "move" -> ARCHIVE;
+        case "delete" -> DELETE;
+        default -> OFF;
+      };
+    }
   }
 
   private final Configuration conf;
@@ -36,14 +57,14 @@ final class SourceCleaner {
 
   SourceCleaner(Configuration conf, Map<String, String> options) {
     this.conf = conf;
-    this.mode =
-        switch (options.getOrDefault("cleanSource", "off").toLowerCase(Locale.ROOT)) {
-          case "archive", "move" -> Mode.ARCHIVE;
-          case "delete" -> Mode.DELETE;
-          default -> Mode.OFF;
-        };
+    this.mode = Mode.of(options);
     String dir = options.get("sourceArchiveDir");
     this.archive = dir == null ? null : new Path(dir);
+  }
+
+  /** The pipeline's cleaner: its source options, on {@code conf}. */
+  static SourceCleaner of(io.replaysafe.common.config.PipelineConfig config, Configuration conf) {
+    return new SourceCleaner(conf, config.source().options().sparkOptions());
   }
 
   boolean enabled() {

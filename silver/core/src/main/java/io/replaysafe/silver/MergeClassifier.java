@@ -3,6 +3,10 @@ package io.replaysafe.silver;
 import static io.replaysafe.silver.SilverContract.ACTION;
 import static io.replaysafe.silver.SilverContract.IS_DELETE;
 import static io.replaysafe.silver.SilverContract.SEQ;
+import static io.replaysafe.silver.StoredState.T_HASH;
+import static io.replaysafe.silver.StoredState.T_HASH_VERSION;
+import static io.replaysafe.silver.StoredState.T_KIND;
+import static io.replaysafe.silver.StoredState.T_SEQ;
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.when;
 
@@ -16,11 +20,6 @@ import org.apache.spark.sql.Row;
  * conflict with a stored version, and the action for each latest row.
  */
 public final class MergeClassifier {
-  private static final String T_SEQ = StoredState.T_SEQ;
-  private static final String T_HASH = StoredState.T_HASH;
-  private static final String T_KIND = StoredState.T_KIND;
-  private static final String T_HASH_VERSION = StoredState.T_HASH_VERSION;
-
   private MergeClassifier() {}
 
   /** Step 6: incoming rows with a stored version's key and sequence but a different payload. */
