@@ -54,6 +54,13 @@ public final class CrashPoints {
   public static final String SILVER_BEFORE_CHECKPOINT_COMMIT = "silver-before-checkpoint-commit";
   public static final String QUARANTINE_BEFORE_DECISION = "quarantine-before-decision";
   public static final String QUARANTINE_AFTER_DECISION = "quarantine-after-decision";
+
+  /**
+   * A lease claim written whole under its temporary name on a local disk, not yet linked to its own
+   * name: where a kill used to leave an empty claim.
+   */
+  public static final String LEASE_CLAIM_MID_WRITE = "lease-claim-mid-write";
+
   public static final String ERASE_AFTER_ERASURES = "erase-after-erasures";
   public static final String ERASE_AFTER_SILVER = "erase-after-silver";
   public static final String ERASE_AFTER_BRONZE = "erase-after-bronze";

@@ -1,6 +1,7 @@
 package io.replaysafe.common.lease;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.RetryableException;
 import io.replaysafe.common.io.Json;
@@ -9,10 +10,14 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
@@ -20,6 +25,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
 
 /**
  * Where the claims are stored: the lease directory, one JSON object per claim version named {@code
@@ -30,6 +36,11 @@ import org.apache.hadoop.fs.Path;
  */
 final class LeaseDirectory {
   static final String SUFFIX = ".json";
+
+  /** A claim being written on a local disk (see {@link #createWhole}): never read as a claim. */
+  static final String TEMP_SUFFIX = ".tmp";
+
+  static final Duration ABANDONED_AFTER = Duration.ofMinutes(10);
 
   /** hadoop-aws 3.5's createFile option for {@code If-None-Match: *}; other stores ignore it. */
   static final String CONDITIONAL_CREATE = "fs.option.create.conditional.overwrite";
@@ -89,6 +100,10 @@ final class LeaseDirectory {
     List<Stored> claims = new ArrayList<>();
     for (FileStatus status : statuses) {
       String name = status.getPath().getName();
+      if (status.isFile() && name.endsWith(TEMP_SUFFIX)) {
+        deleteAbandoned(status);
+        continue;
+      }
       if (!status.isFile() || !name.endsWith(SUFFIX)) {
         continue;
       }
@@ -146,6 +161,9 @@ final class LeaseDirectory {
     Path file = fileOf(claim);
     try {
       byte[] bytes = JSON.writeValueAsBytes(claim);
+      if (fs instanceof RawLocalFileSystem local && createWhole(local, file, bytes)) {
+        return;
+      }
       FSDataOutputStreamBuilder<?, ?> builder = fs.createFile(file);
       builder.overwrite(false).recursive();
       builder.opt(CONDITIONAL_CREATE, true);
@@ -157,6 +175,43 @@ final class LeaseDirectory {
     } catch (IOException e) {
       throw new RetryableException(
           "Cannot write the writer's lease claim " + file + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * On a local disk, a claim is written whole under a temporary name and then linked to its own. A
+   * create-then-write left an empty claim when the process was killed between the two, and an
+   * unreadable claim counts as held by an unknown writer until it has stayed unchanged for its time
+   * to live: every restart after such a kill waited minutes. A hard link, unlike a rename, fails
+   * where the name exists, so a claim is still never written over another. False where the file
+   * system has no hard links; the caller then creates the claim in place.
+   */
+  private static boolean createWhole(RawLocalFileSystem local, Path file, byte[] bytes)
+      throws IOException {
+    java.nio.file.Path target = local.pathToFile(file).toPath();
+    Files.createDirectories(target.getParent());
+    java.nio.file.Path temp =
+        target.resolveSibling("." + target.getFileName() + "." + UUID.randomUUID() + TEMP_SUFFIX);
+    Files.write(temp, bytes, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+    CrashPoints.maybeCrash(CrashPoints.LEASE_CLAIM_MID_WRITE);
+    try {
+      Files.createLink(target, temp);
+      return true;
+    } catch (UnsupportedOperationException e) {
+      return false;
+    } finally {
+      Files.deleteIfExists(temp);
+    }
+  }
+
+  /**
+   * Temporary files of {@link #createWhole} left by a process killed between its two steps: those
+   * older than {@link #ABANDONED_AFTER} (a claim is written in microseconds) are deleted.
+   */
+  private void deleteAbandoned(FileStatus status) {
+    long age = System.currentTimeMillis() - status.getModificationTime();
+    if (age > ABANDONED_AFTER.toMillis()) {
+      delete(status.getPath());
     }
   }
 

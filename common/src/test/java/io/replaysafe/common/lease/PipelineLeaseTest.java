@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.ErrorKind;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -253,6 +254,75 @@ class PipelineLeaseTest {
             "Cannot use a lease margin of 61 s with a time to live of 120 s: the margin must be at"
                 + " least 1 s and at most half the time to live. Set"
                 + " -Dreplaysafe.lease.marginSeconds (default a quarter of the time to live).");
+  }
+
+  @Test
+  void whatAKillInTheMiddleOfAClaimWriteLeavesIsNotAClaimTheNextWriterGetsInAtOnce()
+      throws Exception {
+    // A claim is written whole under a temporary name, then linked to its own: a kill between the
+    // two leaves an empty temporary file, never an empty claim that reads as held by an unknown
+    // writer for a full time to live.
+    Path leaseDir = Files.createDirectories(dir.resolve("bronze_lease"));
+    Path justNow = Files.createFile(leaseDir.resolve(".1-killed.v2.json.4f1c.tmp"));
+    Path abandoned = Files.createFile(leaseDir.resolve(".1-killed.v1.json.77aa.tmp"));
+    Files.setLastModifiedTime(
+        abandoned,
+        java.nio.file.attribute.FileTime.from(
+            Instant.now().minus(LeaseDirectory.ABANDONED_AFTER).minusSeconds(1)));
+    long started = System.nanoTime();
+    try (PipelineLease lease = take("run")) {
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(2));
+      assertThat(lease.claim().command()).isEqualTo("run");
+      // One still being written elsewhere may be young: only the old one is cleared away.
+      assertThat(justNow).exists();
+      assertThat(abandoned).doesNotExist();
+      assertThat(leaseDir.toFile().list())
+          .containsExactlyInAnyOrder(
+              justNow.getFileName().toString(), lease.claim().id() + ".v1.json");
+    }
+  }
+
+  @Test
+  void aWriterKilledWhileItWritesItsHeldClaimIsTakenOverAtOnceByTheNextOne() throws Exception {
+    // A child JVM halts (as kill -9 does) between writing its held claim (version 2, the second
+    // claim write) and linking it to its name: its starting claim names a dead pid of this pid
+    // namespace, so the next writer takes over at once instead of waiting out a time to live.
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-D" + CrashPoints.PROPERTY + "=" + CrashPoints.LEASE_CLAIM_MID_WRITE,
+                "-Dreplaysafe.crashAfter=2",
+                LeaseHolder.class.getName(),
+                location())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(child.getInputStream().readAllBytes());
+    assertThat(child.waitFor()).as(output).isEqualTo(CrashPoints.EXIT_CODE);
+    long started = System.nanoTime();
+    try (PipelineLease lease = take("run")) {
+      assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+      assertThat(lease.claim().pid()).isEqualTo(ProcessHandle.current().pid());
+    }
+  }
+
+  /** Takes the lease at {@code args[0]} and holds it for a minute (a child JVM's main). */
+  static final class LeaseHolder {
+    public static void main(String[] args) throws Exception {
+      try (PipelineLease lease = LeaseRace.take(args[0], new Configuration(), "run")) {
+        Thread.sleep(60_000);
+      }
+    }
+  }
+
+  @Test
+  void anEmptyClaimAsAnOlderVersionLeftItStillCountsAsHeldByAnUnknownWriter() throws Exception {
+    Path leaseDir = Files.createDirectories(dir.resolve("bronze_lease"));
+    Files.createFile(leaseDir.resolve("1-old.v1.json"));
+    assertThatThrownBy(() -> take("run"))
+        .isInstanceOf(LeaseHeldException.class)
+        .hasMessageContaining("unreadable claim");
   }
 
   @Test
