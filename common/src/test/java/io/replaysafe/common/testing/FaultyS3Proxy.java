@@ -10,10 +10,13 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.Random;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
@@ -75,7 +78,9 @@ public final class FaultyS3Proxy implements AutoCloseable {
   private final AtomicLong objectFaults = new AtomicLong();
   private final Map<String, ObjectFault> failingGets = new ConcurrentHashMap<>();
   private final Map<String, ObjectFault> failingHeads = new ConcurrentHashMap<>();
+  private final Queue<String> targets = new ConcurrentLinkedQueue<>();
   private volatile boolean faulty = true;
+  private volatile boolean recordingTargets;
 
   /** A proxy without seeded faults, for tests that only need {@link #failGet} and the like. */
   public FaultyS3Proxy(URI upstream) throws IOException {
@@ -145,10 +150,34 @@ public final class FaultyS3Proxy implements AutoCloseable {
   public void resetCounts() {
     kinds.clear();
     requests.set(0);
+    targets.clear();
+  }
+
+  /**
+   * From now on (with {@code true}) keeps each request's kind and target, for a benchmark that
+   * shows which paths its requests go to; {@link #resetCounts} forgets them. Off by default: a long
+   * test would keep every request it made.
+   */
+  public void recordTargets(boolean on) {
+    this.recordingTargets = on;
+  }
+
+  /**
+   * The requests recorded since the last {@link #resetCounts}, each as its kind, a space and its
+   * request target as sent: {@code "LIST /bucket?list-type=2&prefix=..."}, {@code "PUT
+   * /bucket/key"}. Empty unless {@link #recordTargets} is on.
+   */
+  public List<String> recordedTargets() {
+    return List.copyOf(targets);
+  }
+
+  /** The request line's target: path and query. */
+  private static String target(String head) {
+    return head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
   }
 
   private static String kind(String head, String method) {
-    String target = head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
+    String target = target(head);
     String path = target.contains("?") ? target.substring(0, target.indexOf('?')) : target;
     boolean bucketLevel = path.replaceAll("^/+|/+$", "").indexOf('/') < 0;
     return "GET".equals(method) && bucketLevel && target.contains("?") ? "LIST" : method;
@@ -217,9 +246,13 @@ public final class FaultyS3Proxy implements AutoCloseable {
       }
       requests.incrementAndGet();
       String method = head.substring(0, head.indexOf(' '));
+      String kind = kind(head, method);
       kinds
-          .computeIfAbsent(kind(head, method), k -> new java.util.concurrent.atomic.AtomicLong())
+          .computeIfAbsent(kind, k -> new java.util.concurrent.atomic.AtomicLong())
           .incrementAndGet();
+      if (recordingTargets) {
+        targets.add(kind + " " + target(head));
+      }
       long length = contentLength(head);
       boolean expectContinue = header(head, "expect") != null;
       OutputStream toClient = client.getOutputStream();
@@ -285,7 +318,7 @@ public final class FaultyS3Proxy implements AutoCloseable {
     if (failing.isEmpty()) {
       return null;
     }
-    String target = head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
+    String target = target(head);
     int query = target.indexOf('?');
     String path =
         URLDecoder.decode(query < 0 ? target : target.substring(0, query), StandardCharsets.UTF_8);
