@@ -4,15 +4,23 @@ import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.jobs.PipelineDraft.Draft;
 import io.replaysafe.silver.draft.Candidate;
+import io.replaysafe.silver.draft.EnvelopeDraft;
 import java.util.List;
+import java.util.Locale;
+import java.util.Set;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 
 /**
  * A {@link Draft} as the commented pipeline file {@code replaysafe init} writes: every section
- * explained, the candidates listed above the keys and sequence they are candidates for.
+ * explained, the candidates listed above the keys and sequence they are candidates for. For
+ * Debezium change events, the drafted contract ({@link EnvelopeDraft}) with its evidence.
  */
 final class DraftYaml {
+  /** Plain YAML scalars that would not read back as the string they spell. */
+  private static final Set<String> YAML_WORDS =
+      Set.of("null", "true", "false", "yes", "no", "on", "off", "y", "n", "~");
+
   private DraftYaml() {}
 
   static String of(Draft d) {
@@ -25,12 +33,37 @@ final class DraftYaml {
         .append(d.rows())
         .append(" rows")
         .append(d.corruptRows() > 0 ? ", " + d.corruptRows() + " of them not JSON objects" : "")
+        .append(
+            d.envelope().isPresent() && d.kafkaTombstones() > 0
+                ? ": "
+                    + d.kafkaTombstones()
+                    + " Kafka tombstone(s), the line null, which silver ignores"
+                : "")
         .append(") under ")
         .append(d.source())
         .append(".\n");
-    y.append("# THIS FILE DOES NOT RUN YET: choose silver.keys and silver.sequenceBy below (the\n");
-    y.append("# candidates found in the sample are listed above each, with the evidence), then\n");
-    y.append("# dry-run it: replaysafe plan --config <this file>\n");
+    if (d.envelope().isPresent()) {
+      EnvelopeDraft e = d.envelope().get();
+      y.append("# The sample holds Debezium change events (")
+          .append(e.shape().connector().displayName())
+          .append(" connector): silver.columns,\n");
+      y.append(
+          "# keys, sequenceBy and the op mapping below are drafted from them, each with its\n");
+      if (e.chosenKeys().isEmpty()) {
+        y.append(
+            "# evidence. THIS FILE DOES NOT RUN YET: no field fits a key in the sample; choose\n");
+        y.append("# silver.keys below, then dry-run it: replaysafe plan --config <this file>\n");
+      } else {
+        y.append(
+            "# evidence. Review them, then dry-run it: replaysafe plan --config <this file>\n");
+      }
+    } else {
+      y.append(
+          "# THIS FILE DOES NOT RUN YET: choose silver.keys and silver.sequenceBy below (the\n");
+      y.append(
+          "# candidates found in the sample are listed above each, with the evidence), then\n");
+      y.append("# dry-run it: replaysafe plan --config <this file>\n");
+    }
     y.append("name: ").append(d.name()).append('\n');
     if (d.storage().isPresent()) {
       StorageConfig s = d.storage().get();
@@ -51,6 +84,12 @@ final class DraftYaml {
         "  # Spark's JSON schema inference over the sample, as DDL: review it. Whole numbers\n");
     y.append("  # are BIGINT, fractions DOUBLE; timestamps stay STRING until you declare them\n");
     y.append("  # TIMESTAMP. A field the schema does not declare is kept in _rescued_data.\n");
+    if (d.envelope().isPresent()) {
+      y.append(
+          "  # before and after are declared alike, with every field of the row that either\n");
+      y.append(
+          "  # shows, in the table's column order (as Debezium's value schema declares them).\n");
+    }
     if (!d.reservedDropped().isEmpty()) {
       y.append(
               "  # Left out (the names are reserved by bronze; their values land in _rescued_data): ")
@@ -82,6 +121,10 @@ final class DraftYaml {
         .append("/_checkpoints/silver/")
         .append(d.name())
         .append('\n');
+    if (d.envelope().isPresent()) {
+      appendEnvelope(y, d.envelope().get());
+      return y.toString();
+    }
     y.append("  # keys: the column(s) that identify a row. Candidates in the sample:\n");
     appendCandidates(y, d.keys(), "no column is unique, alone or with an increasing column");
     y.append("  keys: []                # CHOOSE, e.g. keys: [")
@@ -104,6 +147,83 @@ final class DraftYaml {
         "  onInvalid: fail         # null key or sequence, malformed line: fail | quarantine\n");
     y.append("  # applyAsDeletes: \"op = 'DELETE'\"   # optional: which rows are deletes\n");
     return y.toString();
+  }
+
+  /** The silver contract drafted for Debezium change events, each choice above its evidence. */
+  private static void appendEnvelope(StringBuilder y, EnvelopeDraft e) {
+    y.append("  # ")
+        .append(e.events())
+        .append(" Debezium change events from the ")
+        .append(e.shape().connector().displayName())
+        .append(" connector in the sample.\n");
+    y.append(
+        "  # silver.columns derives the contract's columns from each: the key from after, or\n");
+    y.append("  # before for a delete; the rest of the row from after; the log position from\n");
+    y.append("  # source. Bronze's columns (")
+        .append(String.join(", ", e.shape().schema().fieldNames()))
+        .append(") are read only\n");
+    y.append("  # through them, so an event re-emitted with another ts_ms is an exact retry.\n");
+    y.append("  columns:\n");
+    e.columns()
+        .forEach(
+            (name, expression) ->
+                y.append("    ")
+                    .append(plain(name))
+                    .append(": ")
+                    .append(quoted(expression))
+                    .append('\n'));
+    y.append("  # keys: the column(s) that identify a row. Evidence in the sample:\n");
+    appendCandidates(
+        y,
+        e.keys(),
+        "no field of the row is set in every row event, unchanged by updates and one event per"
+            + " value and log position");
+    if (e.chosenKeys().isEmpty()) {
+      y.append(
+          "  keys: []                # CHOOSE, and derive it as coalesce(after.<field>,"
+              + " before.<field>): a delete carries it in before only\n");
+    } else {
+      y.append("  keys: ")
+          .append(list(e.chosenKeys()))
+          .append(e.keys().size() > 1 ? "    # the first candidate\n" : "\n");
+    }
+    y.append("  # sequenceBy: the column(s) that order versions of a key (the higher wins).\n");
+    y.append("  # Evidence in the sample:\n");
+    appendCandidates(y, List.of(e.sequence()), "");
+    y.append("  #   Not ts_ms: it says when the connector processed the event, and a re-emitted\n");
+    y.append("  #   event carries another.\n");
+    y.append("  sequenceBy: ").append(list(e.sequenceBy())).append('\n');
+    y.append("  # op in the sample: ").append(e.opEvidence()).append(".\n");
+    y.append("  # r, c and u are upserts.\n");
+    y.append("  applyAsDeletes: ").append(quoted(e.applyAsDeletes())).append('\n');
+    y.append("  applyAsTruncates: ")
+        .append(quoted(e.applyAsTruncates()))
+        .append("   # current state only: remove it for storedAsScdType: 2\n");
+    y.append("  # columnList: the row's fields land in silver (and the log position, as the\n");
+    y.append("  # sequence); ").append(e.opColumn()).append(" does not.\n");
+    y.append("  columnList: ").append(list(e.columnList())).append('\n');
+    y.append(
+        "  onConflict: fail        # same key and sequence, different payload: fail | quarantine\n");
+    y.append(
+        "  onInvalid: fail         # null key or sequence, malformed line: fail | quarantine\n");
+  }
+
+  /** A flow sequence of column names: {@code [id, status]}. */
+  private static String list(List<String> names) {
+    return "[" + String.join(", ", names.stream().map(DraftYaml::plain).toList()) + "]";
+  }
+
+  /** A column name as a YAML scalar: plain when it reads back as itself, else double-quoted. */
+  private static String plain(String name) {
+    return name.matches("[A-Za-z_][A-Za-z0-9_]*")
+            && !YAML_WORDS.contains(name.toLowerCase(Locale.ROOT))
+        ? name
+        : quoted(name);
+  }
+
+  /** A double-quoted YAML scalar. */
+  private static String quoted(String text) {
+    return "\"" + text.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
   }
 
   private static void appendCandidates(StringBuilder y, List<Candidate> found, String none) {

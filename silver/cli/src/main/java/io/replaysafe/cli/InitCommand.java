@@ -6,6 +6,7 @@ import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.jobs.PipelineDraft;
 import io.replaysafe.silver.draft.Candidate;
+import io.replaysafe.silver.draft.EnvelopeDraft;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -25,8 +26,9 @@ import picocli.CommandLine.Spec;
     description =
         "Draft a commented pipeline file from sample files under --source: the schema from Spark's"
             + " JSON schema inference, and candidate keys and sequence columns with their evidence"
-            + " (left for you to choose: the file does not run until you do). Writes nothing to"
-            + " the lake.")
+            + " (left for you to choose: the file does not run until you do). For Debezium change"
+            + " events, the derived columns, keys, sequence and op mapping, chosen with their"
+            + " evidence. Writes nothing to the lake.")
 final class InitCommand implements Callable<Integer> {
   @Option(
       names = "--source",
@@ -116,7 +118,7 @@ final class InitCommand implements Callable<Integer> {
       throw new ConfigException("Cannot write the draft to " + file + ": " + e.getMessage(), e);
     }
     PrintWriter w = spec.commandLine().getOut();
-    w.println(
+    String sampled =
         "init "
             + pipelineName
             + ": wrote "
@@ -127,15 +129,40 @@ final class InitCommand implements Callable<Integer> {
             + draft.rows()
             + " row(s), "
             + draft.schema().size()
-            + " column(s); key candidates: "
-            + names(draft.keys())
-            + "; sequence candidates: "
-            + names(draft.sequences()));
-    w.println(
-        "Next: choose silver.keys and silver.sequenceBy in "
-            + file
-            + ", then: replaysafe plan --config "
-            + file);
+            + " column(s); ";
+    if (draft.envelope().isPresent()) {
+      EnvelopeDraft e = draft.envelope().get();
+      w.println(
+          sampled
+              + "Debezium change events ("
+              + e.shape().connector().displayName()
+              + " connector): keys "
+              + (e.chosenKeys().isEmpty() ? "not found" : String.join(", ", e.chosenKeys()))
+              + "; sequenceBy "
+              + String.join(", ", e.sequenceBy())
+              + "; "
+              + e.columns().size()
+              + " derived column(s)");
+      w.println(
+          (e.chosenKeys().isEmpty()
+                  ? "Next: choose silver.keys in "
+                  : "Next: review the drafted choices and their evidence in ")
+              + file
+              + ", then: replaysafe plan --config "
+              + file);
+    } else {
+      w.println(
+          sampled
+              + "key candidates: "
+              + names(draft.keys())
+              + "; sequence candidates: "
+              + names(draft.sequences()));
+      w.println(
+          "Next: choose silver.keys and silver.sequenceBy in "
+              + file
+              + ", then: replaysafe plan --config "
+              + file);
+    }
     w.flush();
     return ReplaysafeCli.EXIT_OK;
   }

@@ -58,6 +58,15 @@ final class PlanReport {
     }
     if (check != null) {
       sb.append("silver contract on the sample:\n");
+      if (pipeline.requireSilver().derives()) {
+        // The contract reads the derived columns only: say which, so keys, payload and silver's
+        // columns are not looked for among bronze's.
+        sb.append("  business columns: ")
+            .append(String.join(", ", pipeline.businessColumns()))
+            .append(", derived by silver.columns from bronze's ")
+            .append(String.join(", ", pipeline.sourceColumns()))
+            .append(" (which are neither payload nor in silver)\n");
+      }
       sb.append("  invalid rows: ")
           .append(check.invalidRows())
           .append(" (onInvalid: ")
@@ -191,6 +200,8 @@ final class PlanReport {
       silver.put("conflicts", check.conflicts());
       silver.put("conflictExamples", check.conflictExamples());
       silver.put("truncateEvents", check.truncateEvents());
+      silver.put("businessColumns", pipeline.businessColumns());
+      silver.put("derived", pipeline.requireSilver().derives());
     }
     map.put("silver", silver);
     return map;

@@ -1,7 +1,9 @@
 package io.replaysafe.jobs;
 
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.expr;
 import static org.apache.spark.sql.functions.monotonically_increasing_id;
+import static org.apache.spark.sql.functions.trim;
 
 import io.replaysafe.bronze.SourceSample;
 import io.replaysafe.common.Columns;
@@ -10,6 +12,11 @@ import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.draft.Candidate;
 import io.replaysafe.silver.draft.CandidateFinder;
+import io.replaysafe.silver.draft.EnvelopeDraft;
+import io.replaysafe.silver.draft.EnvelopeFinder;
+import io.replaysafe.silver.draft.EnvelopeShape;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
 import org.apache.spark.sql.Dataset;
@@ -24,11 +31,16 @@ import org.apache.spark.storage.StorageLevel;
  * {@code replaysafe init}: drafts a pipeline file from sample files. The schema is Spark's own JSON
  * schema inference over the sample ({@link SourceSample}); keys and sequence columns are not chosen
  * but proposed ({@link CandidateFinder}), each with the evidence the sample gives, because only the
- * user knows what identifies a row. Reads the source, writes nothing.
+ * user knows what identifies a row. A sample of Debezium change events ({@link EnvelopeShape}) is
+ * drafted as one ({@link EnvelopeFinder}): derived columns, key, sequence and op mapping chosen,
+ * each with its evidence, so the file runs as drafted. Reads the source, writes nothing.
  */
 public final class PipelineDraft {
   public static final int SAMPLE_FILES_DEFAULT = 20;
   public static final long SAMPLE_BYTES_DEFAULT = 64L << 20;
+
+  /** Lines read for the row image's column order (Spark's inference sorts fields by name). */
+  static final int ORDER_LINES = 100;
 
   private PipelineDraft() {}
 
@@ -38,6 +50,9 @@ public final class PipelineDraft {
    * @param schema Spark's inference over the sample, less {@code _corrupt_record} and reserved
    *     names
    * @param reservedDropped inferred columns whose names bronze reserves (they will be rescued)
+   * @param kafkaTombstones lines that are the JSON literal {@code null} (among {@code corruptRows})
+   * @param envelope the silver contract drafted for Debezium change events; empty for any other
+   *     sample, whose keys and sequences are only proposed
    */
   public record Draft(
       String name,
@@ -51,7 +66,9 @@ public final class PipelineDraft {
       StructType schema,
       List<String> reservedDropped,
       List<Candidate> keys,
-      List<Candidate> sequences) {}
+      List<Candidate> sequences,
+      long kafkaTombstones,
+      Optional<EnvelopeDraft> envelope) {}
 
   /**
    * Samples the newest files under {@code source} (at most {@code maxFiles}, and no more than
@@ -69,6 +86,21 @@ public final class PipelineDraft {
     SparkSessions.applyStorage(spark, storage);
     SourceSample.Newest sample = SourceSample.newest(spark, path, maxFiles, maxBytes);
     SourceSample.DraftSchema drafted = SourceSample.draftSchema(spark, sample);
+    Optional<EnvelopeShape> shape = EnvelopeShape.of(drafted.schema());
+    if (shape.isPresent()) {
+      Optional<Draft> envelope =
+          envelope(
+              spark,
+              sample,
+              drafted,
+              shape.get().inColumnOrder(rowImageOrder(spark, sample)),
+              name,
+              storage,
+              lake);
+      if (envelope.isPresent()) {
+        return envelope.get();
+      }
+    }
 
     // Candidates are top-level atomic columns: parsing only those (the rest is rescued) is
     // cheaper and keeps nested values out of the statistics.
@@ -101,9 +133,82 @@ public final class PipelineDraft {
           drafted.schema(),
           drafted.reservedDropped(),
           candidates.keys(),
-          candidates.sequences());
+          candidates.sequences(),
+          tombstones(rows),
+          Optional.empty());
     } finally {
       rows.unpersist();
     }
+  }
+
+  /** The draft of a sample shaped as Debezium change events, or empty when its ops say not. */
+  private static Optional<Draft> envelope(
+      SparkSession spark,
+      SourceSample.Newest sample,
+      SourceSample.DraftSchema drafted,
+      EnvelopeShape shape,
+      String name,
+      Optional<StorageConfig> storage,
+      String lake) {
+    Dataset<Row> rows =
+        SourceSample.parse(spark, sample, shape.schema())
+            .withColumn(CandidateFinder.ARRIVAL, monotonically_increasing_id())
+            .persist(StorageLevel.MEMORY_AND_DISK());
+    try {
+      long total = rows.count();
+      Dataset<Row> valid = rows.where(col(Columns.CORRUPT_RECORD).isNull());
+      long validRows = valid.count();
+      return EnvelopeFinder.find(valid, shape, validRows)
+          .map(
+              envelope ->
+                  new Draft(
+                      name,
+                      sample.path(),
+                      storage,
+                      lake,
+                      sample.files(),
+                      sample.bytes(),
+                      total,
+                      total - validRows,
+                      shape.schema(),
+                      drafted.reservedDropped(),
+                      List.of(),
+                      List.of(),
+                      tombstones(rows),
+                      Optional.of(envelope)));
+    } finally {
+      rows.unpersist();
+    }
+  }
+
+  /** Lines that are the JSON literal {@code null}: Kafka tombstones, as silver counts them. */
+  private static long tombstones(Dataset<Row> rows) {
+    return rows.where(trim(col(Columns.CORRUPT_RECORD)).equalTo("null")).count();
+  }
+
+  /**
+   * The row image's fields in the order Debezium writes them (the table's column order), read from
+   * the first lines' {@code after} and {@code before} objects.
+   */
+  private static List<String> rowImageOrder(SparkSession spark, SourceSample.Newest sample) {
+    List<Row> lines =
+        spark
+            .read()
+            .text(sample.files().toArray(String[]::new))
+            .select(
+                expr("json_object_keys(get_json_object(value, '$.after'))").as("after"),
+                expr("json_object_keys(get_json_object(value, '$.before'))").as("before"))
+            .where("after IS NOT NULL OR before IS NOT NULL")
+            .limit(ORDER_LINES)
+            .collectAsList();
+    LinkedHashSet<String> order = new LinkedHashSet<>();
+    for (int image = 0; image < 2; image++) {
+      for (Row line : lines) {
+        if (!line.isNullAt(image)) {
+          order.addAll(line.getList(image));
+        }
+      }
+    }
+    return new ArrayList<>(order);
   }
 }

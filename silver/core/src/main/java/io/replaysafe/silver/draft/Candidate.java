@@ -18,7 +18,19 @@ public record Candidate(List<String> columns, Evidence kind, String evidence) {
     /** A sequence: never decreases in arrival order. */
     INCREASING,
     /** A sequence: decreases in few consecutive rows of arrival order (late or replayed data). */
-    MOSTLY_INCREASING
+    MOSTLY_INCREASING,
+    /**
+     * A change-event key: the only fields of every delete's before image (REPLICA IDENTITY
+     * DEFAULT), and {@link #CONSISTENT_KEY} too.
+     */
+    DELETE_IMAGE_KEY,
+    /**
+     * A change-event key: set in every row event, never changed by an update, one event per value
+     * and log position and, in log order, never created while there nor changed once deleted.
+     */
+    CONSISTENT_KEY,
+    /** A change-event sequence: the connector's log position. */
+    LOG_POSITION
   }
 
   public Candidate {

@@ -110,11 +110,7 @@ public final class CandidateFinder {
                 nonNull > 0 && r.getLong(3 * i + 2) == nonNull));
       }
     }
-    Dataset<Row> ordered =
-        valid.select(
-            col("*"),
-            struct(col(Columns.SOURCE_FILE_MTIME), col(Columns.SOURCE_FILE), col(ARRIVAL))
-                .as(ReservedNames.ORDER));
+    Dataset<Row> ordered = inArrivalOrder(valid);
 
     // Sequence columns: orderable, never null, and not decreasing in arrival order (overall or
     // within a repeating key).
@@ -143,7 +139,7 @@ public final class CandidateFinder {
     List<String[]> versioned = new ArrayList<>();
     for (String[] pair : uniquePairs(valid, repeating, orderable, rows)) {
       ColumnStats seq = orderable.stream().filter(o -> o.name.equals(pair[1])).findFirst().get();
-      if (decreases(ordered, seq.value(), pair[0]) == 0) {
+      if (decreases(ordered, seq.value(), SqlNames.column(pair[0])) == 0) {
         versioned.add(pair);
       }
     }
@@ -265,12 +261,23 @@ public final class CandidateFinder {
     return unique;
   }
 
-  /** How often the column decreases from one row to the next in arrival order (within a key). */
-  private static long decreases(Dataset<Row> ordered, Column value, String partitionKey) {
+  /** The sample rows with {@link ReservedNames#ORDER}: file time, file, line (arrival order). */
+  static Dataset<Row> inArrivalOrder(Dataset<Row> valid) {
+    return valid.select(
+        col("*"),
+        struct(col(Columns.SOURCE_FILE_MTIME), col(Columns.SOURCE_FILE), col(ARRIVAL))
+            .as(ReservedNames.ORDER));
+  }
+
+  /**
+   * How often {@code value} decreases from one row to the next in arrival order ({@link
+   * #inArrivalOrder}), within each value of {@code partitionKey} when it is not null.
+   */
+  static long decreases(Dataset<Row> ordered, Column value, Column partitionKey) {
     var window =
         partitionKey == null
             ? Window.orderBy(col(ReservedNames.ORDER))
-            : Window.partitionBy(SqlNames.column(partitionKey)).orderBy(col(ReservedNames.ORDER));
+            : Window.partitionBy(partitionKey).orderBy(col(ReservedNames.ORDER));
     Row r =
         ordered
             .select(when(value.lt(lag(value, 1).over(window)), lit(1)).otherwise(lit(0)).as("d"))
@@ -279,7 +286,7 @@ public final class CandidateFinder {
     return r.isNullAt(0) ? 0 : r.getLong(0);
   }
 
-  private static boolean isKeyType(DataType type) {
+  static boolean isKeyType(DataType type) {
     return !(type instanceof FloatType
             || type instanceof DoubleType
             || type instanceof BooleanType
@@ -294,7 +301,7 @@ public final class CandidateFinder {
             || type instanceof TimestampType);
   }
 
-  private static boolean isTimeType(DataType type) {
+  static boolean isTimeType(DataType type) {
     return type instanceof DateType || type instanceof TimestampType;
   }
 

@@ -1,0 +1,85 @@
+package io.replaysafe.silver.draft;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The silver contract {@link EnvelopeFinder} drafts for a sample of Debezium change events: one
+ * derived column per field of the row image, the log position and {@code op}; the key and the
+ * sequence with the evidence for them; {@code op} mapped to deletes and truncates.
+ *
+ * @param events the sample's change events (lines that are not JSON objects left out)
+ * @param ops each {@code op} the sample holds and how often, in the order r, c, u, d, t
+ * @param columns {@code silver.columns}: derived column to Spark SQL expression, in drafted order
+ *     (keys, sequence, the row's other fields, {@code op})
+ * @param keys key candidates in derived column names, the chosen one first; empty when no field of
+ *     the row image fits a key in the sample
+ * @param sequence the log position as the sequence, with its evidence
+ * @param opColumn the derived column holding {@code op}
+ * @param columnList the row's fields as derived columns: what lands in silver ({@code op} does not)
+ */
+public record EnvelopeDraft(
+    EnvelopeShape shape,
+    long events,
+    Map<String, Long> ops,
+    Map<String, String> columns,
+    List<Candidate> keys,
+    Candidate sequence,
+    String opColumn,
+    List<String> columnList) {
+
+  /** Debezium's operations, in the order a table's life shows them, with what each one is. */
+  static final Map<String, String> OPERATIONS;
+
+  static {
+    Map<String, String> ops = new LinkedHashMap<>();
+    ops.put("r", "snapshot reads");
+    ops.put("c", "creates");
+    ops.put("u", "updates");
+    ops.put("d", "deletes");
+    ops.put("t", "truncates");
+    OPERATIONS = Collections.unmodifiableMap(ops);
+  }
+
+  public EnvelopeDraft {
+    ops = Collections.unmodifiableMap(new LinkedHashMap<>(ops));
+    columns = Collections.unmodifiableMap(new LinkedHashMap<>(columns));
+    keys = List.copyOf(keys);
+    columnList = List.copyOf(columnList);
+  }
+
+  /** The drafted {@code silver.keys}: the first candidate's columns; empty when there is none. */
+  public List<String> chosenKeys() {
+    return keys.isEmpty() ? List.of() : keys.get(0).columns();
+  }
+
+  /** The drafted {@code silver.sequenceBy}. */
+  public List<String> sequenceBy() {
+    return sequence.columns();
+  }
+
+  /** {@code applyAsDeletes}: Debezium's delete. */
+  public String applyAsDeletes() {
+    return EnvelopeFinder.identifier(opColumn) + " = 'd'";
+  }
+
+  /** {@code applyAsTruncates}: Debezium's truncate (current-state tables only). */
+  public String applyAsTruncates() {
+    return EnvelopeFinder.identifier(opColumn) + " = 't'";
+  }
+
+  /** How many of the sample's events had {@code op}. */
+  public long count(String op) {
+    return ops.getOrDefault(op, 0L);
+  }
+
+  /** The evidence for the op mapping: "2 r (snapshot reads), 1 c (creates), ...". */
+  public String opEvidence() {
+    List<String> parts = new ArrayList<>();
+    ops.forEach((op, n) -> parts.add(n + " " + op + " (" + OPERATIONS.get(op) + ")"));
+    return String.join(", ", parts);
+  }
+}
