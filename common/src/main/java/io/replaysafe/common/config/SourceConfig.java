@@ -60,7 +60,8 @@ public record SourceConfig(
 
   /**
    * 128 MiB. A line of that size was measured to pass under the launcher's default heap ({@code
-   * -Xmx4g}): 2.4 GB live for a string, 3.5 GB for an array of small numbers (README, Big lines).
+   * -Xmx4g}): 2.4 GB live for a string, 3.5 GB for an array of small numbers (bronze/README.md, Big
+   * lines).
    */
   public static final long MAX_LINE_BYTES_DEFAULT = 128L << 20;
 

@@ -459,9 +459,9 @@ public final class EnvelopeFinder {
   }
 
   /**
-   * The derived columns' names: each row field's own, the README's for the log position and {@code
-   * op}; a name a row field takes, or that replaysafe reserves, gets {@link #PREFIX}. Compared
-   * case-insensitively, as Spark resolves columns.
+   * The derived columns' names: each row field's own, silver/README.md's (CDC feeds) for the log
+   * position and {@code op}; a name a row field takes, or that replaysafe reserves, gets {@link
+   * #PREFIX}. Compared case-insensitively, as Spark resolves columns.
    */
   private static final class Names {
     private final Map<String, String> byField = new HashMap<>();

@@ -79,7 +79,7 @@ public record EnvelopeShape(Connector connector, StructType rowImage, StructType
   /**
    * One field of the log position.
    *
-   * @param column the derived column's preferred name (the README's)
+   * @param column the derived column's preferred name (silver/README.md's, CDC feeds)
    * @param sourceField the field of {@code source} it is read from
    * @param numeric true when the field must be a whole number, false when it is text
    */

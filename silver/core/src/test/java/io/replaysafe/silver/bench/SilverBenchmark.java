@@ -478,10 +478,10 @@ public final class SilverBenchmark {
           + " amount DECIMAL(12,2), currency STRING, updated_at TIMESTAMP, op STRING";
 
   /**
-   * The orders contract of the README (key order_id, sequence source_version, deletes by op) on a
-   * wider order row; the payload is every business column but key and sequence, so each stored row
-   * has its own hash. Silver's four tables and its checkpoint live under one directory per rebuild
-   * so a state can be copied and restored as a whole.
+   * The orders contract of bronze/README.md's pipeline file (key order_id, sequence source_version,
+   * deletes by op) on a wider order row; the payload is every business column but key and sequence,
+   * so each stored row has its own hash. Silver's four tables and its checkpoint live under one
+   * directory per rebuild so a state can be copied and restored as a whole.
    */
   static PipelineConfig config(Path root, String state) {
     Path s = root.resolve(state);
