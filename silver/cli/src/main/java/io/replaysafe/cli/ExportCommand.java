@@ -53,7 +53,8 @@ final class ExportCommand implements Callable<Integer> {
       case silver -> {
         path = pipeline.requireSilver().path();
         order = new java.util.ArrayList<>(pipeline.requireSilver().keys());
-        if (pipeline.requireSilver().storedAsScdType() == 2) {
+        if (io.replaysafe.silver.TableShape.of(pipeline.requireSilver())
+            == io.replaysafe.silver.TableShape.HISTORY) {
           order.add(io.replaysafe.silver.SilverContract.START_AT);
         }
       }

@@ -10,8 +10,23 @@ import io.replaysafe.common.ReplaysafeException;
 public final class BatchRejectedException extends ReplaysafeException {
   private static final long serialVersionUID = 1L;
 
+  private final java.util.Set<Rejection.Reason> reasons;
+
   BatchRejectedException(String report) {
+    this(report, java.util.Set.of());
+  }
+
+  BatchRejectedException(String report, java.util.Set<Rejection.Reason> reasons) {
     super(report);
+    this.reasons = java.util.Set.copyOf(reasons);
+  }
+
+  /**
+   * The contract rules the batch broke under a {@code fail} policy; empty for a rejection of
+   * another kind (bronze changed under silver).
+   */
+  public java.util.Set<Rejection.Reason> reasons() {
+    return reasons;
   }
 
   @Override

@@ -84,6 +84,82 @@ public record BatchReport(
     notes = List.copyOf(notes);
   }
 
+  /** Who ran a batch, under which rules and since when: what its report holds besides its rows. */
+  record Run(String runId, long batchId, String ruleVersion, Timestamp startedAt, long startNanos) {
+    static Run starting(String runId, long batchId, SilverContract contract) {
+      return new Run(
+          runId,
+          batchId,
+          contract.ruleVersion(),
+          new Timestamp(System.currentTimeMillis()),
+          System.nanoTime());
+    }
+  }
+
+  /** The report of a batch the contract applied, from the batch's own records. */
+  static BatchReport applied(
+      Run run,
+      PreparedBatch batch,
+      Conflicts conflicts,
+      TargetTable.Applied applied,
+      long quarantined,
+      List<Note> notes) {
+    return of(run, BatchStatus.APPLIED, batch, conflicts, applied, quarantined, notes, null);
+  }
+
+  /** The report of a batch the policy rejected: it wrote nothing; its message says why. */
+  static BatchReport rejected(
+      Run run, PreparedBatch batch, Conflicts conflicts, Rejection rejection) {
+    return of(
+        run,
+        BatchStatus.REJECTED,
+        batch,
+        conflicts,
+        TargetTable.Applied.NOTHING,
+        0,
+        List.of(),
+        rejection.report());
+  }
+
+  /**
+   * Exact retries are the copies collapsed in the batch plus the rows equal to what the target
+   * stored; older versions ignored include the events of erased keys.
+   */
+  private static BatchReport of(
+      Run run,
+      BatchStatus status,
+      PreparedBatch batch,
+      Conflicts conflicts,
+      TargetTable.Applied applied,
+      long quarantined,
+      List<Note> notes,
+      String message) {
+    return new BatchReport(
+        run.runId(),
+        run.batchId(),
+        status,
+        batch.versionMin(),
+        batch.versionMax(),
+        batch.inputRows(),
+        batch.invalidCount(),
+        batch.validCount() - conflicts.collapsedCount() + applied.retriesOfStored(),
+        applied.keys(),
+        conflicts.inBatchCount(),
+        conflicts.withTargetCount(),
+        applied.olderIgnored() + batch.erasedIgnored(),
+        applied.supersededInBatch(),
+        applied.inserted(),
+        applied.updated(),
+        applied.deleted(),
+        quarantined,
+        (System.nanoTime() - run.startNanos()) / 1e9,
+        notes,
+        run.ruleVersion(),
+        run.startedAt(),
+        message,
+        batch.tombstoneRecords());
+  }
+
   public String summary() {
     return String.format(
         Locale.ROOT,

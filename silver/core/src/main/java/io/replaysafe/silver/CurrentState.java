@@ -3,11 +3,16 @@ package io.replaysafe.silver;
 import static io.replaysafe.silver.MergeAction.OLDER;
 import static io.replaysafe.silver.MergeAction.RETRY;
 
+import io.replaysafe.common.ReservedNames;
+import io.replaysafe.common.spark.DeltaTables;
+import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.List;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * SCD type 1: silver holds the latest version of each key, the tombstones its deleted keys. A
@@ -15,6 +20,7 @@ import org.apache.spark.sql.SparkSession;
  * MergeClassifier}) and merged ({@link SilverWriter}); truncate events apply first.
  */
 final class CurrentState implements TargetTable {
+  private static final Logger LOG = LoggerFactory.getLogger(CurrentState.class);
   private final SparkSession spark;
   private final SilverTables tables;
   private final SilverContract contract;
@@ -44,6 +50,37 @@ final class CurrentState implements TargetTable {
   @Override
   public Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> storedState) {
     return MergeClassifier.conflictsWithTarget(collapsed, storedState, contract);
+  }
+
+  /**
+   * Drops tombstones older than {@code tombstoneRetention}. After that, an insert older than the
+   * delete that arrives later can bring the key back: retention must exceed the latest data.
+   */
+  @Override
+  public long expireState() {
+    if (!tables.mayHoldTombstones()) {
+      return 0;
+    }
+    Timestamp cutoff =
+        new Timestamp(
+            System.currentTimeMillis() - contract.silver().tombstoneRetention().toMillis());
+    String condition = ReservedNames.DELETED_AT + " < timestamp'" + cutoff.toInstant() + "'";
+    // One DELETE, no count before it: Delta skips every file whose statistics hold no expired
+    // tombstone, and a DELETE that removes nothing commits nothing.
+    long expired =
+        spark
+            .sql(
+                "DELETE FROM "
+                    + DeltaTables.tableName(contract.tombstonePath())
+                    + " WHERE "
+                    + condition)
+            .first()
+            .getLong(0);
+    if (expired > 0) {
+      LOG.info(
+          "Purged {} tombstone(s) older than {}", expired, contract.silver().tombstoneRetention());
+    }
+    return Math.max(expired, 0);
   }
 
   @Override

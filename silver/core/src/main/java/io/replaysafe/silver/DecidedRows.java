@@ -151,9 +151,19 @@ public final class DecidedRows {
                     col(IS_DELETE),
                     col(KEY_DISPLAY),
                     col(QUARANTINE_ID)));
-    if (contract.isHistory()) {
-      return historyRefusals(identified, contract, tables);
-    }
+    return switch (contract.shape()) {
+      case CURRENT_STATE -> currentStateRefusals(identified, contract, tables);
+      case HISTORY -> historyRefusals(identified, contract, tables);
+    };
+  }
+
+  /**
+   * Current state: a released row took effect when silver holds its sequence with its payload, or,
+   * for a delete, a tombstone does and no live row came back.
+   */
+  private static Map<String, String> currentStateRefusals(
+      Dataset<Row> identified, SilverContract contract, SilverTables tables) {
+    List<String> keys = contract.keys();
     Dataset<Row> live =
         tables
             .silver()

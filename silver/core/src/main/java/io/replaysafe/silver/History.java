@@ -64,9 +64,16 @@ final class History implements TargetTable {
                 .and(org.apache.spark.sql.functions.not(col(BatchPreparation.WAIVED))));
   }
 
+  /** A history keeps every event: nothing expires. */
+  @Override
+  public long expireState() {
+    return 0;
+  }
+
   @Override
   public Applied apply(PreparedBatch batch, Conflicts conflicts, Dataset<Row> clean) {
-    HistoryWriter.Applied applied = writer.apply(clean, conflicts.storedState());
+    HistoryWriter.Applied applied =
+        writer.apply(HistoryPlan.of(clean, conflicts.storedState(), contract));
     List<Note> notes =
         applied.retriesOfStored() > 0
             ? List.of(Note.storedEvents(applied.retriesOfStored()))

@@ -11,6 +11,11 @@ import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.EvidenceConfig;
 import io.replaysafe.common.config.Policy;
 import io.replaysafe.common.spark.SqlNames;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 
@@ -20,27 +25,43 @@ import org.apache.spark.sql.Row;
  * key, sequence, file and hash, their values only under {@code evidence.showValues}: the report
  * reaches stderr, {@code --json}, the run log and {@code status}.
  */
-final class Rejection {
+public record Rejection(Set<Rejection.Reason> reasons, String report) {
   static final int MAX_REPORTED_ROWS = 50;
   static final int MAX_REPORTED_KEYS = 20;
 
-  private Rejection() {}
+  /** Which rule under a {@code fail} policy the batch broke. */
+  public enum Reason {
+    /** Invalid rows under {@code onInvalid: fail}. */
+    INVALID_ROWS,
+    /** The same key and sequence with different payloads under {@code onConflict: fail}. */
+    CONFLICTS
+  }
 
-  /**
-   * The rejection report of a batch, or null when the policy applies it (quarantining what it
-   * must).
-   */
-  static String of(
+  public Rejection {
+    reasons = Set.copyOf(reasons);
+  }
+
+  /** The rejection of a batch, or empty when the policy applies it (quarantining what it must). */
+  static Optional<Rejection> of(
       PreparedBatch batch, Conflicts conflicts, SilverContract contract, long batchId) {
-    String rejection = null;
+    EnumSet<Reason> reasons = EnumSet.noneOf(Reason.class);
+    List<String> reports = new ArrayList<>();
     if (batch.invalidCount() > 0 && contract.silver().onInvalid() == Policy.FAIL) {
-      rejection = invalid(batch.invalid(), batch.invalidCount(), batchId, contract);
+      reasons.add(Reason.INVALID_ROWS);
+      reports.add(invalid(batch.invalid(), batch.invalidCount(), batchId, contract));
     }
     if (conflicts.any() && contract.silver().onConflict() == Policy.FAIL) {
-      String report = conflicts(batch.valid(), conflicts.conflicted(), batchId, contract);
-      rejection = rejection == null ? report : rejection + "\n" + report;
+      reasons.add(Reason.CONFLICTS);
+      reports.add(conflicts(batch.valid(), conflicts.conflicted(), batchId, contract));
     }
-    return rejection;
+    return reasons.isEmpty()
+        ? Optional.empty()
+        : Optional.of(new Rejection(reasons, String.join("\n", reports)));
+  }
+
+  /** The exception that stops the run: its message is the whole report. */
+  BatchRejectedException exception() {
+    return new BatchRejectedException(report, reasons);
   }
 
   private static String invalid(

@@ -5,9 +5,9 @@ import static io.replaysafe.silver.BatchPreparation.INVALID_MESSAGE;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.spark.SqlNames;
-import java.sql.Timestamp;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -109,8 +109,7 @@ public final class SilverBatchProcessor {
       String runId,
       BatchCommits commits,
       boolean mayBeLogged) {
-    long started = System.nanoTime();
-    Timestamp startedAt = new Timestamp(System.currentTimeMillis());
+    BatchReport.Run run = BatchReport.Run.starting(runId, batchId, contract);
     try (BatchCache cache = new BatchCache()) {
       step(batchId, "validate");
       if (erasures == null) {
@@ -123,28 +122,16 @@ public final class SilverBatchProcessor {
       }
       step(batchId, "conflicts");
       Conflicts conflicts = Conflicts.find(batch, target, contract, batchId, cache);
-      String rejection = Rejection.of(batch, conflicts, contract, batchId);
-      if (rejection != null) {
-        BatchReport rejected =
-            report(
-                runId,
-                batchId,
-                BatchStatus.REJECTED,
-                batch,
-                conflicts,
-                TargetTable.Applied.NOTHING,
-                0,
-                List.of(),
-                started,
-                startedAt,
-                rejection);
+      Optional<Rejection> rejection = Rejection.of(batch, conflicts, contract, batchId);
+      if (rejection.isPresent()) {
+        BatchReport rejected = BatchReport.rejected(run, batch, conflicts, rejection.get());
         // Untagged: a rejected batch wrote nothing, so there is nothing to roll back for it.
         commits.untagged(
             () -> {
               RunLog.append(spark, tables, rejected, true);
               return null;
             });
-        throw new BatchRejectedException(rejection);
+        throw rejection.get().exception();
       }
 
       List<Note> notes = new ArrayList<>();
@@ -166,18 +153,7 @@ public final class SilverBatchProcessor {
       TargetTable.Applied applied = target.apply(batch, conflicts, clean);
       notes.addAll(applied.notes());
       BatchReport report =
-          report(
-              runId,
-              batchId,
-              BatchStatus.APPLIED,
-              batch,
-              conflicts,
-              applied,
-              quarantined,
-              firstNotes(notes),
-              started,
-              startedAt,
-              null);
+          BatchReport.applied(run, batch, conflicts, applied, quarantined, firstNotes(notes));
       step(batchId, "run log");
       RunLog.append(spark, tables, report, mayBeLogged);
       CrashPoints.maybeCrash(CrashPoints.SILVER_AFTER_RUN_LOG);
@@ -234,44 +210,6 @@ public final class SilverBatchProcessor {
       CrashPoints.maybeCrash(CrashPoints.SILVER_AFTER_QUARANTINE);
     }
     return quarantined;
-  }
-
-  private BatchReport report(
-      String runId,
-      long batchId,
-      BatchStatus status,
-      PreparedBatch batch,
-      Conflicts conflicts,
-      TargetTable.Applied a,
-      long quarantined,
-      List<Note> notes,
-      long started,
-      Timestamp startedAt,
-      String message) {
-    return new BatchReport(
-        runId,
-        batchId,
-        status,
-        batch.versionMin(),
-        batch.versionMax(),
-        batch.inputRows(),
-        batch.invalidCount(),
-        batch.validCount() - conflicts.collapsedCount() + a.retriesOfStored(),
-        a.keys(),
-        conflicts.inBatchCount(),
-        conflicts.withTargetCount(),
-        a.olderIgnored() + batch.erasedIgnored(),
-        a.supersededInBatch(),
-        a.inserted(),
-        a.updated(),
-        a.deleted(),
-        quarantined,
-        (System.nanoTime() - started) / 1e9,
-        notes,
-        contract.ruleVersion(),
-        startedAt,
-        message,
-        batch.tombstoneRecords());
   }
 
   /** At most {@link #MAX_NOTES} notes; the report's counts stay exact. */

@@ -370,9 +370,52 @@ public final class SilverContract {
         .add(HASH_VERSION, DataTypes.IntegerType, true);
   }
 
-  /** True for a history table (SCD type 2). */
-  public boolean isHistory() {
-    return silver.storedAsScdType() == 2;
+  /** What silver stores: current state or history, decided once from the configuration. */
+  public TableShape shape() {
+    return TableShape.of(silver);
+  }
+
+  /** The silver table's schema for the contract's {@link #shape}. */
+  public StructType targetSchema() {
+    return switch (shape()) {
+      case CURRENT_STATE -> silverSchema();
+      case HISTORY -> historySchema();
+    };
+  }
+
+  /** The table beside silver that keeps its stored state: the tombstones, or the events. */
+  public String statePath() {
+    return switch (shape()) {
+      case CURRENT_STATE -> tombstonePath();
+      case HISTORY -> eventsPath();
+    };
+  }
+
+  /** The schema of {@link #statePath}. */
+  public StructType stateSchema() {
+    return switch (shape()) {
+      case CURRENT_STATE -> tombstoneSchema();
+      case HISTORY -> eventsSchema();
+    };
+  }
+
+  /**
+   * The tables that hold every key's highest applied sequence: silver and its tombstones, or the
+   * history's events (its versions are rebuilt from them).
+   */
+  public List<String> sequencePaths() {
+    return switch (shape()) {
+      case CURRENT_STATE -> List.of(silver.path(), tombstonePath());
+      case HISTORY -> List.of(eventsPath());
+    };
+  }
+
+  /** The rows of {@code silverTable} that are the current version of their key. */
+  public Dataset<Row> currentRows(Dataset<Row> silverTable) {
+    return switch (shape()) {
+      case CURRENT_STATE -> silverTable;
+      case HISTORY -> silverTable.where(org.apache.spark.sql.functions.col(END_AT).isNull());
+    };
   }
 
   /** History tables: the columns whose change opens a new version. */

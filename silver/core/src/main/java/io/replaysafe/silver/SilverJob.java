@@ -12,7 +12,6 @@ import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.ContinuousTrigger;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.SparkSessions;
-import java.sql.Timestamp;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -106,6 +105,7 @@ public final class SilverJob {
     if (truncates.enabled()) {
       truncates.ensureExists();
     }
+    TargetTable target = TargetTable.of(spark, contract, tables, truncates);
     long bronzeVersion = latestVersion(bronzePath);
     SilverCheckpoint.Reading checkpoint =
         new SilverCheckpoint(
@@ -126,11 +126,11 @@ public final class SilverJob {
       if (!checkpoint.batchPending()) {
         processor.noInterruptedAttempt();
       }
-      Runnable purge = contract.isHistory() ? () -> {} : () -> purgeTombstones(tables, contract);
+      Runnable purge = target::expireState;
       BronzeRetention.Start start = BronzeRetention.check(spark, config, processed, bronzeVersion);
       reports = stream(processor, purge, bronzePath, processed, bronzeVersion, start);
     }
-    long purged = contract.isHistory() ? 0 : purgeTombstones(tables, contract);
+    long purged = target.expireState();
     SilverResult result =
         new SilverResult(
             config.name(),
@@ -323,35 +323,5 @@ public final class SilverJob {
 
   private boolean changeFeedEnabled(String bronzePath) {
     return "true".equals(DeltaTables.property(spark, bronzePath, "delta.enableChangeDataFeed"));
-  }
-
-  /**
-   * Drops tombstones older than {@code tombstoneRetention}. After that, an insert older than the
-   * delete that arrives later can bring the key back: retention must exceed the latest data.
-   */
-  private long purgeTombstones(SilverTables tables, SilverContract contract) {
-    if (!tables.mayHoldTombstones()) {
-      return 0;
-    }
-    Timestamp cutoff =
-        new Timestamp(
-            System.currentTimeMillis() - contract.silver().tombstoneRetention().toMillis());
-    String condition = ReservedNames.DELETED_AT + " < timestamp'" + cutoff.toInstant() + "'";
-    // One DELETE, no count before it: Delta skips every file whose statistics hold no expired
-    // tombstone, and a DELETE that removes nothing commits nothing.
-    long expired =
-        spark
-            .sql(
-                "DELETE FROM "
-                    + DeltaTables.tableName(contract.tombstonePath())
-                    + " WHERE "
-                    + condition)
-            .first()
-            .getLong(0);
-    if (expired > 0) {
-      LOG.info(
-          "Purged {} tombstone(s) older than {}", expired, contract.silver().tombstoneRetention());
-    }
-    return Math.max(expired, 0);
   }
 }

@@ -46,13 +46,9 @@ public final class SilverTables {
   }
 
   public void ensureExist() {
-    if (contract.isHistory()) {
-      create(contract.silver().path(), contract.historySchema(), "history (SCD type 2)");
-      create(contract.eventsPath(), contract.eventsSchema(), "applied events of the history");
-    } else {
-      create(contract.silver().path(), contract.silverSchema(), "current state (SCD type 1)");
-      create(contract.tombstonePath(), contract.tombstoneSchema(), "tombstones of deleted keys");
-    }
+    TableShape shape = contract.shape();
+    create(contract.silver().path(), contract.targetSchema(), shape.description());
+    create(contract.statePath(), contract.stateSchema(), shape.stateDescription());
     create(contract.silver().quarantinePath(), QUARANTINE_SCHEMA, "quarantined rows");
     create(contract.silver().runsPath(), RUNS_SCHEMA, "silver run log");
   }

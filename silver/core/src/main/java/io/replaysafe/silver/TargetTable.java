@@ -14,9 +14,10 @@ sealed interface TargetTable permits CurrentState, History {
 
   static TargetTable of(
       SparkSession spark, SilverContract contract, SilverTables tables, Truncates truncates) {
-    return contract.isHistory()
-        ? new History(tables, contract)
-        : new CurrentState(spark, tables, contract, truncates);
+    return switch (contract.shape()) {
+      case CURRENT_STATE -> new CurrentState(spark, tables, contract, truncates);
+      case HISTORY -> new History(tables, contract);
+    };
   }
 
   /** The table beside silver that keeps the stored state: the tombstones or the events. */
@@ -31,6 +32,12 @@ sealed interface TargetTable permits CurrentState, History {
 
   /** Step 6: incoming rows with a stored key and sequence but another payload. */
   Dataset<Row> conflictsWithStored(Dataset<Row> collapsed, Dataset<Row> storedState);
+
+  /**
+   * After a run's batches: drops what the stored state keeps no longer (tombstones past {@code
+   * tombstoneRetention}; a history keeps every event). Returns how many rows it dropped.
+   */
+  long expireState();
 
   /** Step 8: writes the batch's {@code clean} rows (conflicts removed). */
   Applied apply(PreparedBatch batch, Conflicts conflicts, Dataset<Row> clean);

@@ -84,8 +84,7 @@ public final class Check {
     SilverContract contract = context.contract();
     String path = config.requireSilver().path();
     Dataset<Row> silver = context.tables().silver();
-    Dataset<Row> current =
-        contract.isHistory() ? silver.where(col(SilverContract.END_AT).isNull()) : silver;
+    Dataset<Row> current = contract.currentRows(silver);
     Dataset<Row> duplicates =
         current
             .groupBy(SqlNames.columns(contract.keys()))

@@ -16,6 +16,7 @@ import io.replaysafe.silver.Erasures;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverErrors;
 import io.replaysafe.silver.SilverTables;
+import io.replaysafe.silver.TableShape;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,11 +50,11 @@ import org.apache.spark.sql.types.StructType;
  */
 public final class Erase {
   /** Labels of the tables in {@link Outcome#removed}, in the order they are erased. */
-  public static final String SILVER = "silver";
+  public static final String SILVER = TableShape.CURRENT_STATE.tableName();
 
-  public static final String HISTORY = "history";
-  public static final String EVENTS = "events";
-  public static final String TOMBSTONES = "tombstones";
+  public static final String HISTORY = TableShape.HISTORY.tableName();
+  public static final String EVENTS = TableShape.HISTORY.stateTableName();
+  public static final String TOMBSTONES = TableShape.CURRENT_STATE.stateTableName();
   public static final String QUARANTINE = "quarantine";
   public static final String BRONZE = "bronze";
 
@@ -137,13 +138,9 @@ public final class Erase {
     Map<String, Long> removed = new LinkedHashMap<>();
     List<String> rewritten = new ArrayList<>();
     Column stored = KeySelection.displayOfStored(contract).isin(wanted);
-    if (contract.isHistory()) {
-      erase(HISTORY, contract.silver().path(), stored, requestId, removed, rewritten);
-      erase(EVENTS, contract.eventsPath(), stored, requestId, removed, rewritten);
-    } else {
-      erase(SILVER, contract.silver().path(), stored, requestId, removed, rewritten);
-      erase(TOMBSTONES, contract.tombstonePath(), stored, requestId, removed, rewritten);
-    }
+    TableShape shape = contract.shape();
+    erase(shape.tableName(), contract.silver().path(), stored, requestId, removed, rewritten);
+    erase(shape.stateTableName(), contract.statePath(), stored, requestId, removed, rewritten);
     erase(
         QUARANTINE,
         contract.silver().quarantinePath(),
@@ -197,10 +194,7 @@ public final class Erase {
             .select(
                 col(key),
                 col(io.replaysafe.common.ReservedNames.SEQ).cast(Erasures.sequenceType(contract))));
-    List<String> storedPaths =
-        contract.isHistory()
-            ? List.of(contract.eventsPath())
-            : List.of(contract.silver().path(), contract.tombstonePath());
+    List<String> storedPaths = contract.sequencePaths();
     for (String path : storedPaths) {
       sources.add(
           spark

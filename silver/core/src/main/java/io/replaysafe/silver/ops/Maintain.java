@@ -165,13 +165,10 @@ public final class Maintain {
     candidates.putAll(bronzeSide);
     candidates.put("erasures", contract.erasuresPath());
     candidates.put("erase log", contract.eraseLogPath());
-    candidates.put(contract.isHistory() ? "history" : "silver", contract.silver().path());
-    if (contract.isHistory()) {
-      candidates.put("events", contract.eventsPath());
-    } else {
-      candidates.put("tombstones", contract.tombstonePath());
-      candidates.put("truncates", contract.silver().path() + "_truncates");
-    }
+    candidates.put(contract.shape().tableName(), contract.silver().path());
+    candidates.put(contract.shape().stateTableName(), contract.statePath());
+    // Only current state has truncate events; a table that does not exist is left out below.
+    candidates.put("truncates", contract.silver().path() + "_truncates");
     candidates.put("quarantine", contract.silver().quarantinePath());
     candidates.put("runs", contract.silver().runsPath());
     candidates.put("contract", ContractHistory.path(contract.silver()));

@@ -5,6 +5,7 @@ import io.replaysafe.common.spark.SparkSessions;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverErrors;
 import io.replaysafe.silver.SilverTables;
+import io.replaysafe.silver.TableShape;
 import org.apache.spark.sql.SparkSession;
 
 /**
@@ -34,7 +35,7 @@ record OpsContext(
 
   /** The SCD type 2 guard of the operations that write current state directly. */
   OpsContext requireCurrentState(String operation) {
-    if (contract.isHistory()) {
+    if (contract.shape() != TableShape.CURRENT_STATE) {
       throw SilverErrors.historyTable(operation, config.requireSilver().path());
     }
     return this;
