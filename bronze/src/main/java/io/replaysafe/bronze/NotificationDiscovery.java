@@ -100,7 +100,7 @@ final class NotificationDiscovery implements FileDiscovery {
     try {
       this.glob = pattern == null ? null : new GlobFilter(pattern);
     } catch (IOException e) {
-      throw new IllegalArgumentException("source.options.pathGlobFilter: " + e.getMessage(), e);
+      throw BronzeErrors.badPathGlobFilter(e);
     }
     this.state = state;
     this.clock = clock;
