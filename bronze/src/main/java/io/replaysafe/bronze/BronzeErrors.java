@@ -225,4 +225,18 @@ public final class BronzeErrors {
     return new IllegalStateException(
         "Cannot read " + bad.path() + ": " + bad.errorClass() + ": " + bad.errorMessage());
   }
+
+  /**
+   * A field source.schema does not declare, under {@code schemaEvolutionMode: failOnNewColumns}.
+   */
+  static NewColumnException newColumn(String field, String file) {
+    return new NewColumnException(
+        "New field '"
+            + field
+            + "' in "
+            + file
+            + " is not declared in source.schema and schemaEvolutionMode is failOnNewColumns."
+            + " Add the field to source.schema, or set schemaEvolutionMode: rescue to keep it in"
+            + " the rescued-data column. Bronze did not advance; the rerun reads this file again.");
+  }
 }
