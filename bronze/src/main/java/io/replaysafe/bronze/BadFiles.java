@@ -3,7 +3,6 @@ package io.replaysafe.bronze;
 import static org.apache.spark.sql.functions.col;
 
 import io.delta.tables.DeltaTable;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -228,18 +227,13 @@ public final class BadFiles {
           default -> throw new IllegalArgumentException("decision " + decision);
         };
     if (by == null || by.isBlank() || reason == null || reason.isBlank()) {
-      throw new ConfigException("A bad-file decision needs --by (who) and --reason (why)");
+      throw BronzeErrors.badFileDecisionWithoutAuthor();
     }
     List<String> known =
         unresolved().select("path").as(org.apache.spark.sql.Encoders.STRING()).collectAsList();
     List<String> unknown = paths.stream().filter(p -> !known.contains(p)).toList();
     if (!unknown.isEmpty()) {
-      throw new ConfigException(
-          "Not unresolved bad files of pipeline '"
-              + pipeline
-              + "': "
-              + unknown
-              + ". See 'replaysafe bad-files list' for the paths (as recorded).");
+      throw BronzeErrors.notUnresolvedBadFiles(pipeline, unknown);
     }
     Map<String, String> set = new LinkedHashMap<>();
     set.put("status", "'" + status + "'");

@@ -1,7 +1,7 @@
 package io.replaysafe.bronze;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.io.Json;
 import org.apache.spark.sql.execution.streaming.Offset;
 
 /**
@@ -10,7 +10,6 @@ import org.apache.spark.sql.execution.streaming.Offset;
  * offsets after the upgrade.
  */
 final class BatchOffset extends Offset {
-  private static final ObjectMapper JSON = new ObjectMapper();
   private final long batch;
 
   BatchOffset(long batch) {
@@ -27,7 +26,7 @@ final class BatchOffset extends Offset {
       return b.batch;
     }
     try {
-      return JSON.readTree(offset.json()).path("logOffset").asLong();
+      return Json.mapper().readTree(offset.json()).path("logOffset").asLong();
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("Not a bronze source offset: " + offset.json(), e);
     }

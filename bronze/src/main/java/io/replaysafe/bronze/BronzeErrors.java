@@ -2,8 +2,10 @@ package io.replaysafe.bronze;
 
 import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ErrorMessages;
+import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaChange;
+import java.io.IOException;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -119,5 +121,122 @@ public final class BronzeErrors {
             + " and point source.path at a new prefix (or narrow it with"
             + " source.options.pathGlobFilter) holding only the newer files. Or keep the old"
             + " schema in source.schema.");
+  }
+
+  /** A decision on bad files must say who made it and why. */
+  static ConfigException badFileDecisionWithoutAuthor() {
+    return new ConfigException("A bad-file decision needs --by (who) and --reason (why)");
+  }
+
+  /** A decision names paths that are not unresolved bad files (a typo, or already decided). */
+  static ConfigException notUnresolvedBadFiles(String pipeline, List<String> paths) {
+    return new ConfigException(
+        "Not unresolved bad files of pipeline '"
+            + pipeline
+            + "': "
+            + paths
+            + ". See 'replaysafe bad-files list' for the paths (as recorded).");
+  }
+
+  /** Rescued data cannot be promoted before bronze has a table. */
+  static ConfigException noBronzeTableToPromote(String pipeline, String bronzePath) {
+    return new ConfigException(
+        "Cannot promote rescued data of pipeline '"
+            + pipeline
+            + "': there is no bronze table at "
+            + bronzePath
+            + " yet. Run 'replaysafe bronze' first.");
+  }
+
+  /** A source.schema column the bronze table does not have (at that type) yet. */
+  static ConfigException promotedColumnNotInBronze(
+      String column, String bronzePath, String typeSql) {
+    return new ConfigException(
+        "Cannot promote rescued data into column '"
+            + column
+            + "': the bronze table at "
+            + bronzePath
+            + " does not have it as "
+            + typeSql
+            + " yet. Run 'replaysafe bronze' first: it evolves the table to source.schema.");
+  }
+
+  /** A rescued-data value bronze wrote does not parse as JSON. */
+  static ReplaysafeException unreadableRescuedData(String shown, Exception cause) {
+    return new ReplaysafeException(
+        "Cannot read a rescued-data value as JSON (" + shown + ")", cause);
+  }
+
+  /** {@code replaysafe init} found no data file to sample. */
+  static ConfigException nothingToSample(String path) {
+    return new ConfigException(
+        "Cannot draft a pipeline from "
+            + path
+            + ": it holds no data files (or does not exist). Point --source at the directory"
+            + " your JSON-lines files land in, with at least one file in it.");
+  }
+
+  /** The sampled files hold no JSON object with fields to draft a schema from. */
+  static ConfigException noSchemaInSample(int files, String path) {
+    return new ConfigException(
+        "Cannot draft a schema from "
+            + files
+            + " file(s) under "
+            + path
+            + ": no line is a JSON object with fields. replaysafe reads JSON lines (one object"
+            + " per line); check the files' format.");
+  }
+
+  /** The plan cannot read the checkpoint's file log, which tells ingested files from new ones. */
+  static ReplaysafeException unreadableFileLog(String checkpoint, IOException cause) {
+    return new ReplaysafeException(
+        "Cannot read the file log of bronze.checkpoint "
+            + checkpoint
+            + ": "
+            + cause.getMessage()
+            + ". The plan needs it to tell ingested files from new ones; check that the"
+            + " checkpoint is readable.",
+        cause);
+  }
+
+  /** Listing source.path failed. */
+  static ReplaysafeException cannotListSource(String path, IOException cause) {
+    return new ReplaysafeException(
+        "Cannot list source path " + path + ": " + cause.getMessage(), cause);
+  }
+
+  /** The bronze query did not stop after the batch it was run for. */
+  static ReplaysafeException cannotStopQuery(long batch, Exception cause) {
+    return new ReplaysafeException(
+        "Cannot stop the bronze query after batch " + batch + ": " + cause.getMessage(), cause);
+  }
+
+  /** source.options.pathGlobFilter is not a glob Hadoop can read. */
+  static IllegalArgumentException badPathGlobFilter(IOException cause) {
+    return new IllegalArgumentException(
+        "source.options.pathGlobFilter: " + cause.getMessage(), cause);
+  }
+
+  /**
+   * A Parquet or Avro file whose schema cannot be read, where no bad-file table records it (a
+   * sample, a parse outside the bronze run).
+   */
+  static IllegalStateException unreadableFile(BadFiles.BadFile bad) {
+    return new IllegalStateException(
+        "Cannot read " + bad.path() + ": " + bad.errorClass() + ": " + bad.errorMessage());
+  }
+
+  /**
+   * A field source.schema does not declare, under {@code schemaEvolutionMode: failOnNewColumns}.
+   */
+  static NewColumnException newColumn(String field, String file) {
+    return new NewColumnException(
+        "New field '"
+            + field
+            + "' in "
+            + file
+            + " is not declared in source.schema and schemaEvolutionMode is failOnNewColumns."
+            + " Add the field to source.schema, or set schemaEvolutionMode: rescue to keep it in"
+            + " the rescued-data column. Bronze did not advance; the rerun reads this file again.");
   }
 }

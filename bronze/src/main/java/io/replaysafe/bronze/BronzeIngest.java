@@ -1,7 +1,6 @@
 package io.replaysafe.bronze;
 
 import io.replaysafe.common.CrashPoints;
-import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
@@ -218,8 +217,7 @@ public final class BronzeIngest {
         try {
           query.stop();
         } catch (TimeoutException e) {
-          throw new ReplaysafeException(
-              "Cannot stop the bronze query after batch " + batch + ": " + e.getMessage(), e);
+          throw BronzeErrors.cannotStopQuery(batch, e);
         }
         query.awaitTermination();
         return;

@@ -96,8 +96,7 @@ final class BronzeRows {
     FileSchemas.Read schemas = FileSchemas.read(spark, source.fileFormat(), files);
     if (!schemas.unreadable().isEmpty()) {
       BadFiles.BadFile bad = schemas.unreadable().get(0);
-      throw new IllegalStateException(
-          "Cannot read " + bad.path() + ": " + bad.errorClass() + ": " + bad.errorMessage());
+      throw BronzeErrors.unreadableFile(bad);
     }
     return withProvenance(RescuingFileFormat.read(spark, source, schemas).load(paths), source);
   }

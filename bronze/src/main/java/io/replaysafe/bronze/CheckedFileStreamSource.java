@@ -255,8 +255,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       if (!schemas.unreadable().isEmpty()) {
         if (badFiles == null) {
           BadFiles.BadFile bad = schemas.unreadable().get(0);
-          throw new IllegalStateException(
-              "Cannot read " + bad.path() + ": " + bad.errorClass() + ": " + bad.errorMessage());
+          throw BronzeErrors.unreadableFile(bad);
         }
         record(last, schemas.unreadable());
       }

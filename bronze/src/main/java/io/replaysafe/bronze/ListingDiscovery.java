@@ -33,7 +33,7 @@ final class ListingDiscovery implements FileDiscovery {
       String pattern = options.get("pathGlobFilter");
       this.glob = pattern == null ? null : new GlobFilter(pattern);
     } catch (IOException e) {
-      throw new IllegalArgumentException("source.options.pathGlobFilter: " + e.getMessage(), e);
+      throw BronzeErrors.badPathGlobFilter(e);
     }
   }
 

@@ -1,10 +1,10 @@
 package io.replaysafe.bronze;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.io.Json;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLDecoder;
@@ -47,7 +47,6 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
  */
 final class NotificationDiscovery implements FileDiscovery {
   private static final Logger LOG = LoggerFactory.getLogger(NotificationDiscovery.class);
-  private static final ObjectMapper JSON = new ObjectMapper();
 
   /** The most messages one run takes off the queue; the rest wait for the next run. */
   static final int MAX_MESSAGES_PER_RUN = 100_000;
@@ -101,7 +100,7 @@ final class NotificationDiscovery implements FileDiscovery {
     try {
       this.glob = pattern == null ? null : new GlobFilter(pattern);
     } catch (IOException e) {
-      throw new IllegalArgumentException("source.options.pathGlobFilter: " + e.getMessage(), e);
+      throw BronzeErrors.badPathGlobFilter(e);
     }
     this.state = state;
     this.clock = clock;
@@ -162,9 +161,9 @@ final class NotificationDiscovery implements FileDiscovery {
   private void read(Message message) {
     JsonNode body;
     try {
-      body = JSON.readTree(message.body());
+      body = Json.mapper().readTree(message.body());
       if ("Notification".equals(body.path("Type").asText()) && body.path("Message").isTextual()) {
-        body = JSON.readTree(body.path("Message").asText()); // delivered through SNS
+        body = Json.mapper().readTree(body.path("Message").asText()); // delivered through SNS
       }
     } catch (IOException e) {
       body = null;

@@ -1,6 +1,5 @@
 package io.replaysafe.bronze;
 
-import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
 import java.io.IOException;
@@ -97,14 +96,7 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
                     log.stream().mapToLong(FileSourceLog.Entry::timestamp).max().getAsLong());
       }
     } catch (IOException e) {
-      throw new ReplaysafeException(
-          "Cannot read the file log of bronze.checkpoint "
-              + checkpoint
-              + ": "
-              + e.getMessage()
-              + ". The plan needs it to tell ingested files from new ones; check that the"
-              + " checkpoint is readable.",
-          e);
+      throw BronzeErrors.unreadableFileLog(checkpoint, e);
     }
     int before = fresh.size();
     limits.dropTooOld(fresh, newestSeen);
@@ -173,7 +165,7 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
       }
       return files;
     } catch (IOException e) {
-      throw new ReplaysafeException("Cannot list source path " + path + ": " + e.getMessage(), e);
+      throw BronzeErrors.cannotListSource(path, e);
     }
   }
 

@@ -11,7 +11,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.CommitTags;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaEvolutionMode;
@@ -128,12 +127,7 @@ public final class RescuePromotion {
     SourceConfig source = config.source();
     String path = config.bronze().path();
     if (!DeltaTable.isDeltaTable(spark, path)) {
-      throw new ConfigException(
-          "Cannot promote rescued data of pipeline '"
-              + config.name()
-              + "': there is no bronze table at "
-              + path
-              + " yet. Run 'replaysafe bronze' first.");
+      throw BronzeErrors.noBronzeTableToPromote(config.name(), path);
     }
     DeltaTable table = DeltaTable.forPath(spark, path);
     StructType tableSchema = table.toDF().schema();
@@ -141,14 +135,7 @@ public final class RescuePromotion {
     for (StructField f : schema.fields()) {
       if (tableSchema.getFieldIndex(f.name()).isEmpty()
           || !tableSchema.apply(f.name()).dataType().equals(f.dataType())) {
-        throw new ConfigException(
-            "Cannot promote rescued data into column '"
-                + f.name()
-                + "': the bronze table at "
-                + path
-                + " does not have it as "
-                + f.dataType().sql()
-                + " yet. Run 'replaysafe bronze' first: it evolves the table to source.schema.");
+        throw BronzeErrors.promotedColumnNotInBronze(f.name(), path, f.dataType().sql());
       }
     }
     long before = DeltaTables.latestVersion(table);

@@ -162,7 +162,7 @@ public final class RescuingJsonParser implements Serializable {
       if (position < 0) {
         // Unknown or case mismatch: keep the original value.
         if (mode == SchemaEvolutionMode.FAIL_ON_NEW_COLUMNS) {
-          throw new NewColumnException(path + name, currentFile);
+          throw BronzeErrors.newColumn(path + name, currentFile);
         }
         rescued.put(name, json.copy(parser));
         continue;

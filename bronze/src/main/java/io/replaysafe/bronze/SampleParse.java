@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.EvidenceConfig;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.io.Json;
@@ -166,9 +165,7 @@ public record SampleParse(
     try {
       return (ObjectNode) JSON.readTree(json);
     } catch (Exception e) {
-      throw new ReplaysafeException(
-          "Cannot read a rescued-data value as JSON (" + EvidenceConfig.DEFAULT.show(json) + ")",
-          e);
+      throw BronzeErrors.unreadableRescuedData(EvidenceConfig.DEFAULT.show(json), e);
     }
   }
 }

@@ -2,7 +2,6 @@ package io.replaysafe.bronze;
 
 import io.replaysafe.bronze.PendingFiles.PendingFile;
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaEvolutionMode;
 import io.replaysafe.common.config.SourceConfig;
@@ -52,11 +51,7 @@ public final class SourceSample {
     List<PendingFile> all =
         new ArrayList<>(PendingFiles.list(spark, path, Map.of("recursiveFileLookup", "true")));
     if (all.isEmpty()) {
-      throw new ConfigException(
-          "Cannot draft a pipeline from "
-              + path
-              + ": it holds no data files (or does not exist). Point --source at the directory"
-              + " your JSON-lines files land in, with at least one file in it.");
+      throw BronzeErrors.nothingToSample(path);
     }
     // The newest files show the data's current shape.
     all.sort(
@@ -86,13 +81,7 @@ public final class SourceSample {
       }
     }
     if (schema.isEmpty()) {
-      throw new ConfigException(
-          "Cannot draft a schema from "
-              + sample.files().size()
-              + " file(s) under "
-              + sample.path()
-              + ": no line is a JSON object with fields. replaysafe reads JSON lines (one object"
-              + " per line); check the files' format.");
+      throw BronzeErrors.noSchemaInSample(sample.files().size(), sample.path());
     }
     return new DraftSchema(schema, dropped);
   }

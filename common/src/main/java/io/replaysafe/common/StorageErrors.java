@@ -1,9 +1,10 @@
 package io.replaysafe.common;
 
 /**
- * Errors reading or writing files and object stores (local disk, HDFS, S3): the path, what failed
- * and what to check. A missing or unreadable file the user named is a {@link ConfigException}; a
- * store that fails under a correct configuration is a {@link ReplaysafeException}.
+ * Errors reading or writing files, object stores (local disk, HDFS, S3) and the tables in them, and
+ * of the embedded S3 endpoint: the path, what failed and what to check. A missing or unreadable
+ * file the user named is a {@link ConfigException}; a store that fails under a correct
+ * configuration is a {@link ReplaysafeException}.
  */
 public final class StorageErrors {
   private static final String CHECK_PATH_READABLE =
@@ -35,5 +36,41 @@ public final class StorageErrors {
   /** The problem, the cause's first line as the reason, and the fix. */
   private static String message(String problem, Exception cause, String fix) {
     return ErrorMessages.of(problem, ErrorMessages.firstLine(cause), fix);
+  }
+
+  /**
+   * A table's schema changed in a way replaysafe cannot follow in place (a column's type changed
+   * outside replaysafe).
+   *
+   * @param changes the refused changes, described and joined with {@code "; "}
+   */
+  public static ReplaysafeException cannotEvolveTable(String what, String path, String changes) {
+    return new ReplaysafeException(
+        "Cannot evolve "
+            + what
+            + " "
+            + path
+            + " to the pipeline's schema: "
+            + changes
+            + ". Only added nullable columns and widened types are applied in place; the"
+            + " table's schema was probably changed outside replaysafe. Restore it, or write"
+            + " this pipeline to a new table.");
+  }
+
+  /** The embedded S3 endpoint ({@code replaysafe s3-server}, the rehearsal's) did not start. */
+  public static ReplaysafeException cannotStartEmbeddedS3(int port, Exception cause) {
+    return new ReplaysafeException(
+        "Cannot start the embedded S3 endpoint on 127.0.0.1:"
+            + port
+            + ": "
+            + cause.getMessage()
+            + ". Choose another --port, or 0 for a free one",
+        cause);
+  }
+
+  /** The embedded S3 endpoint did not stop. */
+  public static ReplaysafeException cannotStopEmbeddedS3(Exception cause) {
+    return new ReplaysafeException(
+        "Cannot stop the embedded S3 endpoint: " + cause.getMessage(), cause);
   }
 }

@@ -120,4 +120,79 @@ public final class ConfigErrors {
       Object file, String detail, Throwable cause) {
     return new ConfigException("Cannot read pipeline file " + file + ": " + detail, cause);
   }
+
+  /**
+   * A key the pipeline file must fill in but left empty (as {@code replaysafe init} drafts it when
+   * the data does not decide): {@code "<key> is empty: the pipeline does not run until you choose
+   * <what>. ..."}.
+   */
+  public static ConfigException unchosen(String key, String what) {
+    return new ConfigException(
+        key
+            + " is empty: the pipeline does not run until you choose "
+            + what
+            + ". A file drafted by 'replaysafe init' lists candidates with their evidence in the"
+            + " comment above it.");
+  }
+
+  /**
+   * A pipeline-file value of the wrong type (a list where a string belongs). The value is not
+   * shown: it may be a secret pasted into the wrong key.
+   *
+   * @param expected {@code ": expected a list"}, or empty when the type is not known
+   */
+  public static ConfigException wrongShape(String origin, String key, String expected) {
+    return new ConfigException(
+        "Pipeline file "
+            + origin
+            + ": '"
+            + key
+            + "' has the wrong shape"
+            + expected
+            + " (value not shown)");
+  }
+
+  /**
+   * The pipeline file is not YAML. The text is not shown: it may hold a secret.
+   *
+   * @param location {@code " at line L, column C"}, or empty when the parser did not say
+   * @param problem the parser's problem alone, without the quoted text
+   */
+  public static ConfigException invalidYaml(String origin, String location, String problem) {
+    return new ConfigException(
+        "Pipeline file "
+            + origin
+            + " is not valid YAML"
+            + location
+            + ": "
+            + problem
+            + " (text not shown)");
+  }
+
+  /** storage.endpoint does not parse as a URI; the value is never echoed (it may hold a secret). */
+  public static ConfigException endpointNotAUrl() {
+    return new ConfigException(
+        "storage.endpoint is not a URL (value not shown); write it as http://host:port");
+  }
+
+  /** storage.endpoint lacks a scheme or a host. */
+  public static ConfigException endpointWithoutHost() {
+    return new ConfigException(
+        "storage.endpoint has no scheme or host (value not shown); write it as"
+            + " http://host:port");
+  }
+
+  /** storage.endpoint carries user info: credentials belong in the AWS default chain. */
+  public static ConfigException endpointWithCredentials() {
+    return new ConfigException(
+        "storage.endpoint holds credentials (user:secret@); remove them and give"
+            + " credentials through the AWS default chain (environment, profile, role)");
+  }
+
+  /**
+   * A duration option given as zero: {@code "<option> must be longer than 0, e.g. '<example>'"}.
+   */
+  public static ConfigException notLongerThanZero(String option, String example) {
+    return new ConfigException(option + " must be longer than 0, e.g. '" + example + "'");
+  }
 }

@@ -74,14 +74,7 @@ public final class ConfigLoader {
       }
       // Jackson's own message quotes the offending value, which may be a secret pasted into the
       // wrong key: name the key and the expected shape instead, and keep the cause out.
-      throw new ConfigException(
-          "Pipeline file "
-              + origin
-              + ": '"
-              + pathOf(e)
-              + "' has the wrong shape"
-              + expected(e)
-              + " (value not shown)");
+      throw ConfigErrors.wrongShape(origin, pathOf(e), expected(e));
     } catch (JsonProcessingException e) {
       throw invalidYaml(origin, e);
     }
@@ -119,14 +112,7 @@ public final class ConfigLoader {
   }
 
   private static ConfigException invalidYaml(String origin, JsonProcessingException e) {
-    return new ConfigException(
-        "Pipeline file "
-            + origin
-            + " is not valid YAML"
-            + location(e)
-            + ": "
-            + yamlProblem(e)
-            + " (text not shown)");
+    return ConfigErrors.invalidYaml(origin, location(e), yamlProblem(e));
   }
 
   private static String location(JsonProcessingException e) {

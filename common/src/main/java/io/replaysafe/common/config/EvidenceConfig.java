@@ -2,6 +2,8 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
+import io.replaysafe.common.io.Hashing;
+import java.nio.charset.StandardCharsets;
 
 /**
  * What messages, summaries, {@code --json}, the run log and {@code status} may say about a row. By
@@ -27,7 +29,7 @@ public record EvidenceConfig(boolean showValues) {
    */
   public String show(String payload) {
     String text = payload == null ? "" : payload;
-    String hash = "row hash " + sha256(text).substring(0, 12);
+    String hash = "row hash " + Hashing.sha256Hex(text.getBytes(StandardCharsets.UTF_8), 12);
     if (!showValues) {
       return hash;
     }
@@ -36,17 +38,6 @@ public record EvidenceConfig(boolean showValues) {
         + (text.length() > SHOWN_PREFIX_CHARS
             ? text.substring(0, SHOWN_PREFIX_CHARS) + "..."
             : text);
-  }
-
-  private static String sha256(String text) {
-    try {
-      return java.util.HexFormat.of()
-          .formatHex(
-              java.security.MessageDigest.getInstance("SHA-256")
-                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every JVM has SHA-256", e);
-    }
   }
 
   @JsonCreator

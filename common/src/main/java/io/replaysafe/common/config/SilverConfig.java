@@ -2,7 +2,6 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.replaysafe.common.ConfigException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -185,10 +184,11 @@ public record SilverConfig(
     String silverPath = StoragePaths.normalize("silver.path", path);
     // An empty list is a choice left open on purpose: 'replaysafe init' drafts keys: [].
     if (keys != null && keys.isEmpty()) {
-      throw unchosen("silver.keys", "the column(s) that identify a row");
+      throw ConfigErrors.unchosen("silver.keys", "the column(s) that identify a row");
     }
     if (sequenceBy != null && sequenceBy.isEmpty()) {
-      throw unchosen("silver.sequenceBy", "the column(s) that order versions of a key");
+      throw ConfigErrors.unchosen(
+          "silver.sequenceBy", "the column(s) that order versions of a key");
     }
     if (keys == null || keys.isEmpty()) {
       throw ConfigErrors.missing("silver.keys", "list the column(s) that identify a row");
@@ -228,15 +228,6 @@ public record SilverConfig(
             : List.copyOf(trackHistoryExceptColumnList),
         ignoreBronzeChanges != null && ignoreBronzeChanges,
         DerivedColumns.parse(columns));
-  }
-
-  private static ConfigException unchosen(String key, String what) {
-    return new ConfigException(
-        key
-            + " is empty: the pipeline does not run until you choose "
-            + what
-            + ". A file drafted by 'replaysafe init' lists candidates with their evidence in the"
-            + " comment above it.");
   }
 
   public SilverConfig {

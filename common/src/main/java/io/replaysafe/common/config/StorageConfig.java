@@ -2,7 +2,6 @@ package io.replaysafe.common.config;
 
 import com.fasterxml.jackson.annotation.JsonCreator;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import io.replaysafe.common.ConfigException;
 import java.net.URI;
 
 /**
@@ -47,18 +46,13 @@ public record StorageConfig(String endpoint, String region, boolean pathStyleAcc
       try {
         uri = URI.create(endpoint);
       } catch (IllegalArgumentException e) {
-        throw new ConfigException(
-            "storage.endpoint is not a URL (value not shown); write it as http://host:port");
+        throw ConfigErrors.endpointNotAUrl();
       }
       if (uri.getScheme() == null || uri.getHost() == null) {
-        throw new ConfigException(
-            "storage.endpoint has no scheme or host (value not shown); write it as"
-                + " http://host:port");
+        throw ConfigErrors.endpointWithoutHost();
       }
       if (uri.getRawUserInfo() != null) {
-        throw new ConfigException(
-            "storage.endpoint holds credentials (user:secret@); remove them and give"
-                + " credentials through the AWS default chain (environment, profile, role)");
+        throw ConfigErrors.endpointWithCredentials();
       }
     }
   }

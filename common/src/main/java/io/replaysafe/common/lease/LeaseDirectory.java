@@ -2,8 +2,7 @@ package io.replaysafe.common.lease;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.CrashPoints;
-import io.replaysafe.common.ReplaysafeException;
-import io.replaysafe.common.RetryableException;
+import io.replaysafe.common.RunErrors;
 import io.replaysafe.common.io.Json;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -61,8 +60,7 @@ final class LeaseDirectory {
     try {
       fs = dir.getFileSystem(hadoop);
     } catch (IOException e) {
-      throw new RetryableException(
-          "Cannot take the writer's lease " + location + ": " + e.getMessage(), e);
+      throw LeaseErrors.cannotOpen(location, e);
     }
     if (fs instanceof LocalFileSystem local) {
       fs = local.getRaw(); // no .crc side files next to the claims
@@ -94,8 +92,7 @@ final class LeaseDirectory {
     } catch (FileNotFoundException e) {
       return List.of();
     } catch (IOException e) {
-      throw new RetryableException(
-          "Cannot list the writer's lease " + dir + ": " + e.getMessage(), e);
+      throw LeaseErrors.cannotList(dir, e);
     }
     List<Stored> claims = new ArrayList<>();
     for (FileStatus status : statuses) {
@@ -173,8 +170,7 @@ final class LeaseDirectory {
         out.write(bytes);
       }
     } catch (IOException e) {
-      throw new RetryableException(
-          "Cannot write the writer's lease claim " + file + ": " + e.getMessage(), e);
+      throw LeaseErrors.cannotWriteClaim(file, e);
     }
   }
 
@@ -229,7 +225,7 @@ final class LeaseDirectory {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ReplaysafeException("Interrupted while taking the writer's lease", e);
+      throw RunErrors.interrupted("taking the writer's lease", e);
     }
   }
 }

@@ -1,6 +1,8 @@
 package io.replaysafe.common.lease;
 
 import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.RetryableException;
+import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
 
@@ -84,5 +86,23 @@ final class LeaseErrors {
             + " s: the margin must be at least 1 s and at most half the time to live. Set -D"
             + PipelineLease.MARGIN_PROPERTY
             + " (default a quarter of the time to live).");
+  }
+
+  /** The lease's file system cannot be opened (its client failed to start): try again. */
+  static RetryableException cannotOpen(String location, IOException cause) {
+    return new RetryableException(
+        "Cannot take the writer's lease " + location + ": " + cause.getMessage(), cause);
+  }
+
+  /** The claims in the lease's directory cannot be listed: try again. */
+  static RetryableException cannotList(Object dir, IOException cause) {
+    return new RetryableException(
+        "Cannot list the writer's lease " + dir + ": " + cause.getMessage(), cause);
+  }
+
+  /** A claim cannot be written: try again. */
+  static RetryableException cannotWriteClaim(Object file, IOException cause) {
+    return new RetryableException(
+        "Cannot write the writer's lease claim " + file + ": " + cause.getMessage(), cause);
   }
 }

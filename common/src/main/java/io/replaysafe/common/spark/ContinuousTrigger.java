@@ -1,6 +1,6 @@
 package io.replaysafe.common.spark;
 
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.RunErrors;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Objects;
@@ -84,8 +84,7 @@ public final class ContinuousTrigger {
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new ReplaysafeException(
-            "Interrupted while the " + layer + " batch waited for housekeeping to end", e);
+        throw RunErrors.interrupted("the " + layer + " batch waited for housekeeping to end", e);
       } finally {
         waiting.remove(layer);
       }

@@ -1,7 +1,7 @@
 package io.replaysafe.common.spark;
 
 import io.delta.tables.DeltaTable;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.SchemaChange;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,16 +53,10 @@ public final class DeltaSchemaEvolution {
       }
     }
     if (!refused.isEmpty()) {
-      throw new ReplaysafeException(
-          "Cannot evolve "
-              + what
-              + " "
-              + path
-              + " to the pipeline's schema: "
-              + refused.stream().map(SchemaChange::describe).collect(Collectors.joining("; "))
-              + ". Only added nullable columns and widened types are applied in place; the"
-              + " table's schema was probably changed outside replaysafe. Restore it, or write"
-              + " this pipeline to a new table.");
+      throw StorageErrors.cannotEvolveTable(
+          what,
+          path,
+          refused.stream().map(SchemaChange::describe).collect(Collectors.joining("; ")));
     }
     if (changes.isEmpty()) {
       return List.of();

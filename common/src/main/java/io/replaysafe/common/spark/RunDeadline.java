@@ -1,5 +1,6 @@
 package io.replaysafe.common.spark;
 
+import io.replaysafe.common.RunErrors;
 import io.replaysafe.common.RunTimeoutException;
 import java.time.Duration;
 import java.util.HashSet;
@@ -95,14 +96,7 @@ public final class RunDeadline {
   }
 
   private RunTimeoutException timedOut(String what) {
-    return new RunTimeoutException(
-        what
-            + " did not finish within "
-            + describe(timeout)
-            + " (--timeout) and was stopped. What it committed stays and the next run resumes"
-            + " from the last committed micro-batch. Look for a slow or unreachable S3 endpoint or"
-            + " a large backlog; bound micro-batches with source.options.maxFilesPerTrigger, or"
-            + " raise --timeout.");
+    return RunErrors.timedOut(what, describe(timeout));
   }
 
   /** "2 minute(s)", "1 hour(s)", "90 second(s)": a duration as the messages say it. */

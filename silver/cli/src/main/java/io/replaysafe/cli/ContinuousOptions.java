@@ -1,6 +1,6 @@
 package io.replaysafe.cli;
 
-import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
 import io.replaysafe.common.config.TriggerConfig;
@@ -65,7 +65,7 @@ final class ContinuousOptions {
   /** The trigger this command runs with: the pipeline file's, overridden by the command line. */
   TriggerConfig trigger(PipelineConfig pipeline) {
     if (continuous && availableNow) {
-      throw new ConfigException("--continuous and --available-now exclude each other; give one");
+      throw CliErrors.continuousAndAvailableNow();
     }
     TriggerConfig file = pipeline.trigger();
     TriggerConfig.Mode mode =
@@ -76,9 +76,7 @@ final class ContinuousOptions {
         interval == null ? file.interval() : TriggerConfig.parseInterval("--interval", interval);
     TriggerConfig chosen = new TriggerConfig(mode, every);
     if (!chosen.continuous() && (maxBatches != null || until != null || interval != null)) {
-      throw new ConfigException(
-          "--interval, --max-batches and --until apply to a continuous run; add --continuous"
-              + " (or set trigger.mode: continuous in the pipeline file)");
+      throw CliErrors.continuousOptionsWithoutContinuous();
     }
     return chosen;
   }
@@ -86,15 +84,15 @@ final class ContinuousOptions {
   /** What a continuous run of {@code layers} runs and when it ends. */
   ContinuousPipeline.Settings settings(Set<Layer> layers) {
     if (maxBatches != null && maxBatches < 1) {
-      throw new ConfigException("--max-batches must be at least 1, got " + maxBatches);
+      throw CliErrors.tooFewBatches(maxBatches);
     }
     Duration stop = SilverConfig.parseDuration("--stop-timeout", stopTimeout);
     if (stop.isZero()) {
-      throw new ConfigException("--stop-timeout must be longer than 0, e.g. '2 minutes'");
+      throw ConfigErrors.notLongerThanZero("--stop-timeout", "2 minutes");
     }
     Duration end = until == null ? null : SilverConfig.parseDuration("--until", until);
     if (end != null && end.isZero()) {
-      throw new ConfigException("--until must be longer than 0, e.g. '10 minutes'");
+      throw ConfigErrors.notLongerThanZero("--until", "10 minutes");
     }
     return new ContinuousPipeline.Settings(layers, maxBatches == null ? 0 : maxBatches, end, stop);
   }

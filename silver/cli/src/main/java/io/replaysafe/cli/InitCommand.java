@@ -1,6 +1,5 @@
 package io.replaysafe.cli;
 
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.common.spark.SparkSessions;
@@ -85,16 +84,11 @@ final class InitCommand implements Callable<Integer> {
     String path = StoragePaths.normalize("--source", source);
     String pipelineName = name != null ? name : defaultName(path);
     if (!pipelineName.matches("[A-Za-z0-9_-]+")) {
-      throw new ConfigException(
-          "--name '" + pipelineName + "' must be letters, digits, '_' or '-'; it names the jobs");
+      throw CliErrors.badPipelineName(pipelineName);
     }
     Path file = out != null ? out : Path.of(pipelineName + ".yaml");
     if (Files.exists(file)) {
-      throw new ConfigException(
-          "Cannot write the draft to "
-              + file
-              + ": the file exists and init never overwrites a pipeline file. Pass another --out"
-              + " or move that file away.");
+      throw CliErrors.draftExists(file);
     }
     Optional<StorageConfig> storage =
         endpoint != null || region != null || StoragePaths.isS3(path)
@@ -113,9 +107,9 @@ final class InitCommand implements Callable<Integer> {
       Files.writeString(
           file, DraftYaml.of(draft), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
     } catch (FileAlreadyExistsException e) {
-      throw new ConfigException("Cannot write the draft to " + file + ": the file exists", e);
+      throw CliErrors.draftAppeared(file, e);
     } catch (IOException e) {
-      throw new ConfigException("Cannot write the draft to " + file + ": " + e.getMessage(), e);
+      throw CliErrors.cannotWriteDraft(file, e);
     }
     PrintWriter w = spec.commandLine().getOut();
     String sampled =

@@ -1,7 +1,6 @@
 package io.replaysafe.cli;
 
 import io.replaysafe.bronze.BronzeSideTables;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
 import io.replaysafe.common.io.Json;
@@ -47,8 +46,7 @@ final class MaintainCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     if (!optimize && vacuum == null) {
-      throw new ConfigException(
-          "Nothing to maintain: pass --optimize, --vacuum RETENTION, or both");
+      throw CliErrors.nothingToMaintain();
     }
     PipelineConfig pipeline = config.load();
     Duration retention = vacuum == null ? null : SilverConfig.parseDuration("--vacuum", vacuum);

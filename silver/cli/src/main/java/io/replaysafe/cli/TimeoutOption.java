@@ -1,6 +1,6 @@
 package io.replaysafe.cli;
 
-import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.SilverConfig;
 import io.replaysafe.common.spark.RunDeadline;
 import java.time.Duration;
@@ -28,7 +28,7 @@ final class TimeoutOption {
     if (deadline == null) {
       Duration limit = SilverConfig.parseDuration("--timeout", timeout);
       if (limit.isZero()) {
-        throw new ConfigException("--timeout must be longer than 0, e.g. '30 minutes'");
+        throw ConfigErrors.notLongerThanZero("--timeout", "30 minutes");
       }
       deadline = RunDeadline.after(limit);
     }

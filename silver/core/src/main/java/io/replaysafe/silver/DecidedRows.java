@@ -13,7 +13,6 @@ import static org.apache.spark.sql.functions.to_json;
 import static org.apache.spark.sql.functions.when;
 
 import io.replaysafe.common.Columns;
-import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.spark.SqlNames;
 import java.util.ArrayList;
@@ -93,16 +92,8 @@ public final class DecidedRows {
             .collectAsList();
     if (!missing.isEmpty()) {
       Row m = missing.get(0);
-      throw new ConfigException(
-          "Cannot release quarantine row "
-              + m.getString(0)
-              + ": its bronze row (file "
-              + m.getString(1)
-              + ", bronze version "
-              + m.get(2)
-              + ") is no longer in bronze "
-              + contract.pipeline().bronze().path()
-              + ". Deliver the event again instead, and discard this row.");
+      throw SilverErrors.releaseOfRowGoneFromBronze(
+          m.getString(0), m.getString(1), m.get(2), contract.pipeline().bronze().path());
     }
     return rows;
   }
@@ -123,8 +114,7 @@ public final class DecidedRows {
       try {
         json.readTree(r.getString(1)).fieldNames().forEachRemaining(held::add);
       } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-        throw new ConfigException(
-            "Cannot release quarantine row " + r.getString(0) + ": its raw_payload is not JSON", e);
+        throw SilverErrors.releaseOfUnreadablePayload(r.getString(0), e);
       }
       List<String> compared =
           bronzeColumns.stream().filter(c -> held.contains(c) && !c.equals(rescued)).toList();

@@ -208,4 +208,36 @@ public final class SilverErrors {
             + " and deletes (silver keeps what it applied; deliver a delete event to remove a"
             + " key).");
   }
+
+  /**
+   * {@code maintain --vacuum} (or the scheduled vacuum) refuses a retention shorter than what a
+   * reader or silver's next run still needs.
+   *
+   * @param retention the retention as the messages say it, e.g. {@code "2 hour(s)"}
+   */
+  public static ConfigException vacuumRefused(String retention, String why, String fix) {
+    return new ConfigException(
+        ErrorMessages.of("Cannot VACUUM with a retention of " + retention, why, fix));
+  }
+
+  /** A quarantine row to release whose bronze row is gone (bronze was vacuumed or rewritten). */
+  static ConfigException releaseOfRowGoneFromBronze(
+      String quarantineId, String sourceFile, Object bronzeVersion, String bronzePath) {
+    return new ConfigException(
+        "Cannot release quarantine row "
+            + quarantineId
+            + ": its bronze row (file "
+            + sourceFile
+            + ", bronze version "
+            + bronzeVersion
+            + ") is no longer in bronze "
+            + bronzePath
+            + ". Deliver the event again instead, and discard this row.");
+  }
+
+  /** A quarantine row to release whose raw_payload does not parse as JSON. */
+  static ConfigException releaseOfUnreadablePayload(String quarantineId, Exception cause) {
+    return new ConfigException(
+        "Cannot release quarantine row " + quarantineId + ": its raw_payload is not JSON", cause);
+  }
 }

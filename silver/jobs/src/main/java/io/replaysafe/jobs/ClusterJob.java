@@ -75,8 +75,7 @@ public enum ClusterJob {
         return;
       }
       if (System.getenv("DATABRICKS_RUNTIME_VERSION") != null) {
-        throw new ReplaysafeException(
-            "The " + layer + " job failed (exit code " + exitCode + "): " + error);
+        throw JobErrors.jobFailed(layer, exitCode, error);
       }
       System.exit(exitCode);
     }

@@ -3,7 +3,7 @@ package io.replaysafe.jobs;
 import io.delta.tables.DeltaTable;
 import io.replaysafe.bronze.BronzeBatch;
 import io.replaysafe.bronze.BronzeIngest;
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.RunErrors;
 import io.replaysafe.common.RunTimeoutException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.ContinuousTrigger;
@@ -376,14 +376,7 @@ public final class ContinuousPipeline {
       if (!thread.isAlive() && !trigger.stopRequested()) {
         failure = thread.failure();
         if (failure == null) {
-          failure =
-              new ReplaysafeException(
-                  "The continuous "
-                      + thread.layer().label()
-                      + " query of pipeline '"
-                      + pipeline.name()
-                      + "' ended without being asked to stop; the other layer was stopped too."
-                      + " See replaysafe-logs/replaysafe.log for why.");
+          failure = JobErrors.queryEndedUnasked(thread.layer().label(), pipeline.name());
         }
         trigger.requestStop(thread.layer().label() + " failed");
         break;
@@ -438,17 +431,11 @@ public final class ContinuousPipeline {
               + Objects.toString(tableVersion(layer), "none")
               + (last == null ? " (no batch this run)" : " (last batch " + last.batchId() + ")"));
     }
-    return new RunTimeoutException(
-        "The continuous run of pipeline '"
-            + pipeline.name()
-            + "' did not stop within "
-            + RunDeadline.describe(settings.stopTimeout())
-            + " (--stop-timeout) after "
-            + trigger.stopReason()
-            + ", and its queries were stopped mid-batch. Committed: "
-            + String.join("; ", committed)
-            + ". The next run replays the interrupted batch from the checkpoints; raise"
-            + " --stop-timeout or bound micro-batches with source.options.maxFilesPerTrigger.");
+    return JobErrors.stopTimedOut(
+        pipeline.name(),
+        RunDeadline.describe(settings.stopTimeout()),
+        trigger.stopReason(),
+        committed);
   }
 
   private Long tableVersion(Layer layer) {
@@ -505,7 +492,7 @@ public final class ContinuousPipeline {
       Thread.sleep(millis);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ReplaysafeException("Interrupted while the continuous run was watched", e);
+      throw RunErrors.interrupted("the continuous run was watched", e);
     }
   }
 
@@ -571,7 +558,7 @@ public final class ContinuousPipeline {
         thread.join(millis);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw new ReplaysafeException("Interrupted while stopping the continuous run", e);
+        throw RunErrors.interrupted("stopping the continuous run", e);
       }
     }
   }

@@ -44,7 +44,7 @@ public record PipelineArgs(JobArgs job, Optional<Duration> interval, Duration st
     }
     Duration stop = SilverConfig.parseDuration("--stop-timeout", spec.stopTimeout);
     if (stop.isZero()) {
-      throw new ConfigException("--stop-timeout must be longer than 0, e.g. '2 minutes'");
+      throw ConfigErrors.notLongerThanZero("--stop-timeout", "2 minutes");
     }
     return new PipelineArgs(
         new JobArgs(spec.config.path, spec.config.inline, spec.json, false),

@@ -1,6 +1,5 @@
 package io.replaysafe.jobs;
 
-import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
@@ -70,15 +69,7 @@ final class PipelineSource {
     } catch (IOException e) {
       // Not a configuration error: the store may be unreachable or refuse the cluster's
       // credentials, and a retry of the task can succeed.
-      throw new ReplaysafeException(
-          "Cannot read pipeline file "
-              + uri
-              + " through "
-              + path.toUri().getScheme()
-              + ": "
-              + e.getMessage()
-              + ". Check that the cluster can reach it and has read access.",
-          e);
+      throw JobErrors.cannotReadPipelineFile(uri, path.toUri().getScheme(), e);
     }
   }
 }

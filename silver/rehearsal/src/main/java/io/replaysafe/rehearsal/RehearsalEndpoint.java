@@ -1,6 +1,5 @@
 package io.replaysafe.rehearsal;
 
-import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.ConfigErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SilverConfig;
@@ -88,24 +87,9 @@ public final class RehearsalEndpoint {
             null);
       }
     } catch (S3Exception e) {
-      throw new ReplaysafeException(
-          "Cannot prepare "
-              + endpoint
-              + " for the rehearsal: "
-              + firstLine(e.getMessage())
-              + ". Check the endpoint URL, and that the credentials may list, create and write"
-              + " these buckets: "
-              + String.join(", ", buckets),
-          e);
+      throw RehearsalErrors.cannotPrepare(endpoint, firstLine(e.getMessage()), buckets, e);
     } catch (SdkClientException e) {
-      throw new ReplaysafeException(
-          "Cannot reach "
-              + endpoint
-              + ": "
-              + firstLine(e.getMessage())
-              + ". Is the endpoint running (scripts/localstack-run, replaysafe s3-server, MinIO)"
-              + " and the URL right?",
-          e);
+      throw RehearsalErrors.cannotReach(endpoint, firstLine(e.getMessage()), e);
     }
     return done;
   }

@@ -125,7 +125,7 @@ final class RehearsalJobs {
     Process process = builder.start();
     if (!process.waitFor(10, TimeUnit.MINUTES)) {
       process.destroyForcibly().waitFor();
-      throw new IllegalStateException("the child job did not stop within 10 minutes; log: " + log);
+      throw RehearsalErrors.childJobHung(log);
     }
     int exit = process.exitValue();
     step.runIds.add(

@@ -1,6 +1,6 @@
 package io.replaysafe.common.s3;
 
-import io.replaysafe.common.ReplaysafeException;
+import io.replaysafe.common.StorageErrors;
 import java.net.URI;
 import java.security.SecureRandom;
 import java.util.HexFormat;
@@ -65,13 +65,7 @@ public final class EmbeddedS3Server implements AutoCloseable {
       }
     } catch (Exception e) {
       context.close();
-      throw new ReplaysafeException(
-          "Cannot start the embedded S3 endpoint on 127.0.0.1:"
-              + port
-              + ": "
-              + e.getMessage()
-              + ". Choose another --port, or 0 for a free one",
-          e);
+      throw StorageErrors.cannotStartEmbeddedS3(port, e);
     }
     URI endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
     EmbeddedS3Server server = new EmbeddedS3Server(proxy, context, credentials, endpoint);
@@ -101,7 +95,7 @@ public final class EmbeddedS3Server implements AutoCloseable {
     try {
       proxy.stop();
     } catch (Exception e) {
-      throw new ReplaysafeException("Cannot stop the embedded S3 endpoint: " + e.getMessage(), e);
+      throw StorageErrors.cannotStopEmbeddedS3(e);
     } finally {
       context.close();
     }

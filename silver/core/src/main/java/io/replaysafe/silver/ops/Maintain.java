@@ -2,12 +2,12 @@ package io.replaysafe.silver.ops;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.ConfigException;
-import io.replaysafe.common.ErrorMessages;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.silver.ContractHistory;
 import io.replaysafe.silver.SilverCheckpoint;
 import io.replaysafe.silver.SilverContract;
+import io.replaysafe.silver.SilverErrors;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -193,8 +193,8 @@ public final class Maintain {
       Duration delta = deltaRetention(t.getValue());
       if (retention.compareTo(delta) < 0) {
         return Optional.of(
-            refused(
-                retention,
+            SilverErrors.vacuumRefused(
+                describe(retention),
                 "the "
                     + t.getKey()
                     + " table keeps removed files for "
@@ -207,8 +207,8 @@ public final class Maintain {
     Duration lag = silverLag();
     if (retention.compareTo(lag) < 0) {
       return Optional.of(
-          refused(
-              retention,
+          SilverErrors.vacuumRefused(
+              describe(retention),
               "silver has not read bronze's commits of the last "
                   + describe(lag)
                   + ", and its next run reads their files",
@@ -219,8 +219,8 @@ public final class Maintain {
     Duration tombstones = config.requireSilver().tombstoneRetention();
     if (retention.compareTo(tombstones) < 0) {
       return Optional.of(
-          refused(
-              retention,
+          SilverErrors.vacuumRefused(
+              describe(retention),
               "silver.tombstoneRetention is "
                   + describe(tombstones)
                   + ", and a delete is kept, and restorable, that long",
@@ -293,11 +293,6 @@ public final class Maintain {
     }
     Map<String, String> metrics = end.get(0).getJavaMap(0);
     return Long.parseLong(metrics.getOrDefault("numDeletedFiles", "0"));
-  }
-
-  private ConfigException refused(Duration retention, String why, String fix) {
-    return new ConfigException(
-        ErrorMessages.of("Cannot VACUUM with a retention of " + describe(retention), why, fix));
   }
 
   /** As --vacuum takes it: "7 days", "2 hours". */
