@@ -61,7 +61,7 @@ public record Rejection(Set<Rejection.Reason> reasons, String report) {
 
   /** The exception that stops the run: its message is the whole report. */
   BatchRejectedException exception() {
-    return new BatchRejectedException(report, reasons);
+    return SilverErrors.rejected(this);
   }
 
   private static String invalid(

@@ -240,4 +240,9 @@ public final class SilverErrors {
     return new ConfigException(
         "Cannot release quarantine row " + quarantineId + ": its raw_payload is not JSON", cause);
   }
+
+  /** A batch the contract's {@code fail} policies reject; the message is the whole report. */
+  static BatchRejectedException rejected(Rejection rejection) {
+    return new BatchRejectedException(rejection.report(), rejection.reasons());
+  }
 }
