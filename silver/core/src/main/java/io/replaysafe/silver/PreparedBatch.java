@@ -46,8 +46,13 @@ record PreparedBatch(
   static final String CHANGE_TYPE = ReservedNames.CHANGE_TYPE;
   private static final String INSERT = "insert";
 
+  /**
+   * The batch's valid key events: every row but the invalid ones, the Kafka tombstones, the events
+   * of erased keys and the truncate events ({@code inputRows} counts those too, but they are not in
+   * {@code valid}: counted here, each would read as an exact retry in the batch's report).
+   */
   long validCount() {
-    return inputRows - invalidCount - tombstoneRecords - erasedIgnored;
+    return inputRows - invalidCount - truncateCount - tombstoneRecords - erasedIgnored;
   }
 
   /**

@@ -191,6 +191,44 @@ class DebeziumEnvelopeTest extends SparkTestBase {
     assertThat(p.silverRows()).containsExactly("1|30|paid|10.50|first", "3|20|new|7.25|first");
   }
 
+  /**
+   * Debezium follows each delete with a Kafka tombstone, so a batch with two deletes holds two
+   * {@code null} lines, here beside a truncate (as in a PostgreSQL feed with {@code
+   * skipped.operations=none}): the tombstones are two tombstone records, the truncate a truncate
+   * event, and none of them an exact retry. The batch's report is pinned count by count.
+   */
+  @Test
+  void kafkaTombstonesAndATruncateInOneBatchAreNeverExactRetries() {
+    SilverHarness p = pipeline(SCD1);
+    p.deliver(
+        create(1, "new", "1.00", 10), create(2, "new", "2.00", 11), create(3, "new", "3.00", 12));
+    p.run();
+    p.deliver(
+        delete(1, 20),
+        KAFKA_TOMBSTONE,
+        delete(2, 21),
+        KAFKA_TOMBSTONE,
+        truncate(30),
+        create(4, "new", "4.00", 40));
+    SilverResult second = p.run();
+
+    assertThat(second.batches()).hasSize(1);
+    BatchReport batch = second.batches().get(0);
+    // The deletes at LSN 20 and 21 are older than the truncate at 30: ignored, as if they had
+    // arrived before it. Key 4 is the one key the batch writes.
+    assertThat(batch.summary().replaceFirst("; [0-9.]+ s$", ""))
+        .isEqualTo(
+            "batch 1: 6 row(s) in, 0 invalid, 2 Kafka tombstone record(s) ignored, 0 exact"
+                + " retries collapsed, 1 key(s), conflicts 0 in batch / 0 with target, 2 older"
+                + " version(s) ignored, 0 superseded in batch; inserted 1, updated 0, deleted 0,"
+                + " quarantined 0");
+    assertThat(batch.tombstoneRecords()).isEqualTo(2);
+    assertThat(batch.exactRetries()).isZero();
+    assertThat(second.toJson())
+        .contains("\"inputRows\":6,\"invalid\":0,\"tombstoneRecords\":2,\"exactRetries\":0,");
+    assertThat(p.silverRows()).containsExactly("4|40|new|4.00|first");
+  }
+
   @Test
   void outOfOrderFilesDeleteThenRecreateAndAPrimaryKeyChange() {
     SilverHarness p = pipeline(SCD1);
