@@ -1,6 +1,9 @@
 package io.replaysafe.bronze;
 
+import static org.apache.spark.sql.functions.coalesce;
 import static org.apache.spark.sql.functions.col;
+import static org.apache.spark.sql.functions.lit;
+import static org.apache.spark.sql.functions.trim;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -14,6 +17,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -23,9 +27,15 @@ import org.apache.spark.sql.types.StructType;
 /**
  * A dry parse of sample files under the pipeline's schema, with the parser the bronze job uses: how
  * many rows, which fields would be rescued (and how often), how many lines are corrupt, with a few
- * examples of each. Reads the files; writes nothing.
+ * examples of each, and how many are Kafka tombstones. Reads the files; writes nothing.
  *
  * @param rescuedByField rows per rescued field path (dotted inside declared structs), by name
+ * @param corruptRows lines bronze keeps as {@code _corrupt_record}, Kafka tombstones not included
+ * @param kafkaTombstones lines that are the JSON literal {@code null}: a Kafka Connect S3 sink
+ *     writes one for a record without a value ({@code behavior.on.null.values=write}; Debezium
+ *     sends one after each delete). Bronze keeps them as {@code _corrupt_record}, as it keeps
+ *     corrupt lines, but silver counts them as tombstone records and ignores them, so they are not
+ *     counted as corrupt here
  */
 public record SampleParse(
     long files,
@@ -33,7 +43,8 @@ public record SampleParse(
     long rescuedRows,
     Map<String, FieldRescue> rescuedByField,
     long corruptRows,
-    List<Example> corruptExamples) {
+    List<Example> corruptExamples,
+    long kafkaTombstones) {
   public static final int EXAMPLES = 3;
   private static final ObjectMapper JSON = Json.mapper();
 
@@ -46,6 +57,26 @@ public record SampleParse(
   public SampleParse {
     rescuedByField = java.util.Collections.unmodifiableMap(new TreeMap<>(rescuedByField));
     corruptExamples = List.copyOf(corruptExamples);
+  }
+
+  /** A parse without Kafka tombstones (the constructor before they were counted on their own). */
+  public SampleParse(
+      long files,
+      long rows,
+      long rescuedRows,
+      Map<String, FieldRescue> rescuedByField,
+      long corruptRows,
+      List<Example> corruptExamples) {
+    this(files, rows, rescuedRows, rescuedByField, corruptRows, corruptExamples, 0);
+  }
+
+  /**
+   * True on a Kafka tombstone: {@code _corrupt_record} is the JSON literal {@code null}, spaces
+   * around it ignored. The same test silver's batch makes ({@code BatchPreparation}'s {@code
+   * __kafka_tombstone}), so a plan counts as tombstones exactly the lines a run does.
+   */
+  public static Column isKafkaTombstone() {
+    return trim(col(Columns.CORRUPT_RECORD)).equalTo("null");
   }
 
   /**
@@ -73,7 +104,8 @@ public record SampleParse(
   }
 
   /**
-   * True when bronze would keep every line of the sample typed, with nothing rescued or corrupt.
+   * True when bronze would keep every line of the sample typed, with nothing rescued or corrupt
+   * (Kafka tombstones are neither: silver ignores them).
    */
   public boolean clean() {
     return rescuedRows == 0 && corruptRows == 0;
@@ -103,11 +135,16 @@ public record SampleParse(
     Dataset<Row> notable =
         bronzeRows
             .where(col(rescuedColumn).isNotNull().or(col(Columns.CORRUPT_RECORD).isNotNull()))
-            .select(col(Columns.SOURCE_FILE), col(rescuedColumn), col(Columns.CORRUPT_RECORD))
+            .select(
+                col(Columns.SOURCE_FILE),
+                col(rescuedColumn),
+                col(Columns.CORRUPT_RECORD),
+                coalesce(isKafkaTombstone(), lit(false)))
             .orderBy(col(Columns.SOURCE_FILE), col(rescuedColumn), col(Columns.CORRUPT_RECORD));
     long rows = bronzeRows.count();
     long rescuedRows = 0;
     long corruptRows = 0;
+    long kafkaTombstones = 0;
     Map<String, long[]> counts = new TreeMap<>();
     Map<String, List<Example>> examples = new TreeMap<>();
     List<Example> corrupt = new ArrayList<>();
@@ -115,6 +152,10 @@ public record SampleParse(
     while (it.hasNext()) {
       Row row = it.next();
       String file = row.getString(0);
+      if (row.getBoolean(3)) {
+        kafkaTombstones++;
+        continue;
+      }
       if (!row.isNullAt(2)) {
         corruptRows++;
         if (corrupt.size() < EXAMPLES) {
@@ -137,7 +178,8 @@ public record SampleParse(
     }
     Map<String, FieldRescue> byField = new TreeMap<>();
     counts.forEach((f, n) -> byField.put(f, new FieldRescue(n[0], List.copyOf(examples.get(f)))));
-    return new SampleParse(files, rows, rescuedRows, byField, corruptRows, corrupt);
+    return new SampleParse(
+        files, rows, rescuedRows, byField, corruptRows, corrupt, kafkaTombstones);
   }
 
   /**

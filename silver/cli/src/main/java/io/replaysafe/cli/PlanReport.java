@@ -55,6 +55,14 @@ final class PlanReport {
               });
       sb.append("  corrupt rows: ").append(parse.corruptRows()).append('\n');
       parse.corruptExamples().forEach(e -> appendExample(sb, e.text() + " in " + e.file()));
+      if (parse.kafkaTombstones() > 0) {
+        // Not corrupt: bronze keeps the line as it keeps a corrupt one, silver ignores it.
+        sb.append("  Kafka tombstone records: ")
+            .append(parse.kafkaTombstones())
+            .append(
+                " (lines that are the JSON literal null: kept by bronze, ignored by silver,"
+                    + " not an error)\n");
+      }
     }
     if (check != null) {
       sb.append("silver contract on the sample:\n");
@@ -111,7 +119,14 @@ final class PlanReport {
     SampleParse parse = plan.parse();
     SampleCheck check = plan.check();
     if (plan.clean()) {
-      return parse == null ? "nothing to ingest" : "the sample is clean";
+      if (parse == null) {
+        return "nothing to ingest";
+      }
+      return parse.kafkaTombstones() == 0
+          ? "the sample is clean"
+          : "the sample is clean ("
+              + parse.kafkaTombstones()
+              + " Kafka tombstone record(s) ignored)";
     }
     List<String> findings = new ArrayList<>();
     List<String> newFields =
@@ -188,6 +203,7 @@ final class PlanReport {
       sample.put("rescuedByField", byField);
       sample.put("corruptRows", parse.corruptRows());
       sample.put("corruptExamples", parse.corruptExamples());
+      sample.put("tombstoneRecords", parse.kafkaTombstones());
     }
     map.put("sample", sample);
     Map<String, Object> silver = null;

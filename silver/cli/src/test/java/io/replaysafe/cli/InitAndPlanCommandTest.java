@@ -307,6 +307,54 @@ class InitAndPlanCommandTest extends SparkTestBase {
                 + "plan orders: nothing to ingest\n");
   }
 
+  /**
+   * A Kafka tombstone (the line {@code null}, as a Kafka Connect S3 sink writes a record without a
+   * value) is counted on its own, not as a corrupt row: bronze keeps it, silver ignores it, so a
+   * sample whose only finding is tombstones is clean (exit 0).
+   */
+  @Test
+  void planCountsKafkaTombstonesOnTheirOwnAndNotAsCorruptRows() throws Exception {
+    Path landing = Files.createDirectories(dir.resolve("landing"));
+    Path file = pipeline(landing);
+    write(
+        landing.resolve("a.json"),
+        Instant.parse("2026-11-30T10:00:00Z"),
+        "{\"order_id\":1,\"source_version\":1,\"status\":\"new\"}",
+        "null",
+        "{\"order_id\":2,\"source_version\":1,\"status\":\"new\"}",
+        "null");
+
+    CliRunner.Outcome text = CliRunner.run("plan", "--config", file.toString());
+
+    assertThat(text.exitCode()).as(text.out() + text.err()).isEqualTo(0);
+    assertThat(text.out())
+        .endsWith(
+            "sample: 1 file(s), 4 row(s) parsed as bronze parses them\n"
+                + "  rows with rescued data: 0\n"
+                + "  corrupt rows: 0\n"
+                + "  Kafka tombstone records: 2 (lines that are the JSON literal null: kept by"
+                + " bronze, ignored by silver, not an error)\n"
+                + "silver contract on the sample:\n"
+                + "  invalid rows: 0 (onInvalid: quarantine)\n"
+                + "  exact retries: 0 row(s) (collapsed into one, not an error)\n"
+                + "  conflicts: 0 key/sequence pair(s) (onConflict: fail)\n"
+                + "plan orders: the sample is clean (2 Kafka tombstone record(s) ignored)\n");
+
+    CliRunner.Outcome json = CliRunner.run("plan", "--config", file.toString(), "--json");
+
+    assertThat(json.exitCode()).as(json.err()).isEqualTo(0);
+    JsonNode plan = JSON.readTree(json.out());
+    assertThat(plan.get("clean").asBoolean()).isTrue();
+    JsonNode sample = plan.get("sample");
+    assertThat(sample.get("rows").asLong()).isEqualTo(4);
+    assertThat(sample.get("corruptRows").asLong()).isZero();
+    assertThat(sample.get("corruptExamples").toString()).isEqualTo("[]");
+    assertThat(sample.get("tombstoneRecords").asLong()).isEqualTo(2);
+    assertThat(plan.get("silver").get("invalidRows").asLong()).isZero();
+    assertThat(plan.get("silver").get("exactRetries").asLong()).isZero();
+    assertThat(dir.resolve("lake")).doesNotExist();
+  }
+
   @Test
   void planPredictsExactlyTheFilesTheNextBronzeRunIngests() throws Exception {
     Path landing = Files.createDirectories(dir.resolve("landing"));

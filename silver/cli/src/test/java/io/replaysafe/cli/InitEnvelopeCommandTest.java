@@ -177,20 +177,29 @@ class InitEnvelopeCommandTest extends SparkTestBase {
     assertThat(pipeline.payloadColumns()).containsExactly("status", "total", "notes", "op");
     assertThat(pipeline.silverColumns()).containsExactly("id", "lsn", "status", "total", "notes");
 
-    // plan says which columns the contract reads. The Kafka tombstones are corrupt rows to bronze
-    // (kept as they arrived) and nothing to silver.
+    // plan says which columns the contract reads. The Kafka tombstones are counted on their own,
+    // not as corrupt rows: bronze keeps them as they arrived, silver ignores them, so the sample
+    // is clean.
     CliRunner.Outcome plan = CliRunner.run("plan", "--config", out.toString());
-    assertThat(plan.exitCode()).as(plan.err()).isEqualTo(3);
+    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isEqualTo(0);
     assertThat(plan.out())
         .contains(
-            "silver contract on the sample:\n"
+            "  corrupt rows: 0\n"
+                + "  Kafka tombstone records: 2 (lines that are the JSON literal null: kept by"
+                + " bronze, ignored by silver, not an error)\n"
+                + "silver contract on the sample:\n"
                 + "  business columns: id, lsn, status, total, notes, op, derived by"
                 + " silver.columns from bronze's after, before, op, source, transaction, ts_ms"
                 + " (which are neither payload nor in silver)\n"
                 + "  invalid rows: 0 (onInvalid: fail)\n"
                 + "  exact retries: ",
             "  conflicts: 0 key/sequence pair(s) (onConflict: fail)\n" + "  truncate events: 1\n")
-        .endsWith("plan orders: bronze would keep 2 corrupt row(s) (exit 3)\n");
+        .endsWith("plan orders: the sample is clean (2 Kafka tombstone record(s) ignored)\n");
+    CliRunner.Outcome planJson = CliRunner.run("plan", "--config", out.toString(), "--json");
+    assertThat(planJson.exitCode()).as(planJson.err()).isEqualTo(0);
+    JsonNode sample = new ObjectMapper().readTree(planJson.out()).get("sample");
+    assertThat(sample.get("corruptRows").asLong()).isZero();
+    assertThat(sample.get("tombstoneRecords").asLong()).isEqualTo(2);
     assertThat(lake).doesNotExist();
 
     CliRunner.Outcome run = CliRunner.run("run", "--config", out.toString());
@@ -379,7 +388,11 @@ class InitEnvelopeCommandTest extends SparkTestBase {
                 + " quarantine\n");
 
     CliRunner.Outcome plan = CliRunner.run("plan", "--config", out.toString(), "--json");
-    assertThat(plan.exitCode()).as(plan.err()).isEqualTo(3);
+    // The sample's one finding is its Kafka tombstone, which is not a corrupt row: clean.
+    assertThat(plan.exitCode()).as(plan.out() + plan.err()).isEqualTo(0);
+    assertThat(
+            new ObjectMapper().readTree(plan.out()).get("sample").get("tombstoneRecords").asLong())
+        .isEqualTo(1);
     JsonNode silverPlan = new ObjectMapper().readTree(plan.out()).get("silver");
     assertThat(silverPlan.get("businessColumns").toString())
         .isEqualTo(
