@@ -172,6 +172,18 @@ final class DraftYaml {
                     .append(": ")
                     .append(quoted(expression))
                     .append('\n'));
+    if (e.ignoreNullUpdates()) {
+      y.append("  # ")
+          .append(EnvelopeDraft.UNAVAILABLE_VALUE)
+          .append(", Debezium's marker for a value it did not receive (an\n");
+      y.append("  # unchanged TOASTed column, in PostgreSQL), is in ")
+          .append(e.unavailableEvidence())
+          .append(":\n");
+      y.append("  # ")
+          .append(
+              e.unavailable().size() == 1 ? "its derived column maps" : "their derived columns map")
+          .append(" it to null, and ignoreNullUpdates below keeps the stored value.\n");
+    }
     y.append("  # keys: the column(s) that identify a row. Evidence in the sample:\n");
     appendCandidates(
         y,
@@ -202,6 +214,15 @@ final class DraftYaml {
     y.append("  # columnList: the row's fields land in silver (and the log position, as the\n");
     y.append("  # sequence); ").append(e.opColumn()).append(" does not.\n");
     y.append("  columnList: ").append(list(e.columnList())).append('\n');
+    if (e.ignoreNullUpdates()) {
+      y.append("  # ignoreNullUpdates: a null in an update keeps the stored value, so a column\n");
+      y.append(
+          "  # Debezium marks unavailable keeps it. It applies to every column: a column really\n");
+      y.append(
+          "  # set to null keeps its stored value too; where that matters, use REPLICA IDENTITY\n");
+      y.append("  # FULL on the table instead.\n");
+      y.append("  ignoreNullUpdates: true\n");
+    }
     y.append(
         "  onConflict: fail        # same key and sequence, different payload: fail | quarantine\n");
     y.append(

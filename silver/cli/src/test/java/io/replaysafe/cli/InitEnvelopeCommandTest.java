@@ -216,6 +216,103 @@ class InitEnvelopeCommandTest extends SparkTestBase {
     assertThat(silver.columns()).doesNotContain("op", "before", "after", "source", "ts_ms");
   }
 
+  /**
+   * An update that did not change a TOASTed column: PostgreSQL does not send it and Debezium writes
+   * {@code __debezium_unavailable_value} in its place. init maps the marker to null in that
+   * column's derived column and sets {@code ignoreNullUpdates}, as silver/README.md says, so the
+   * drafted file keeps the stored value.
+   */
+  @Test
+  void postgresUnavailableToastedValueIsMappedToNullWithIgnoreNullUpdates() throws Exception {
+    Path landing = Files.createDirectories(dir.resolve("landing/orders"));
+    write(
+        landing.resolve("0001.json"),
+        Instant.parse("2026-11-30T10:00:00Z"),
+        Postgres.read(1, "new", "10.50", 100),
+        Postgres.read(2, "new", "7.25", 100));
+    write(
+        landing.resolve("0002.json"),
+        Instant.parse("2026-11-30T11:00:00Z"),
+        Postgres.update(1, "paid", "10.50", "__debezium_unavailable_value", 200),
+        Postgres.create(3, "new", "3.00", 210),
+        Postgres.delete(2, 220),
+        DebeziumEvents.KAFKA_TOMBSTONE);
+    Path out = dir.resolve("orders.yaml");
+    Path lake = dir.resolve("lake");
+
+    CliRunner.Outcome init =
+        CliRunner.run(
+            "init",
+            "--source",
+            landing.toString(),
+            "--out",
+            out.toString(),
+            "--lake",
+            lake.toString());
+
+    assertThat(init.exitCode()).as(init.err()).isEqualTo(0);
+    String yaml = Files.readString(out);
+    assertThat(yaml.substring(yaml.indexOf("  columns:\n")))
+        .isEqualTo(
+            "  columns:\n"
+                + "    id: \"coalesce(after.id, before.id)\"\n"
+                + "    lsn: \"source.lsn\"\n"
+                + "    status: \"after.status\"\n"
+                + "    total: \"after.total\"\n"
+                + "    notes: \"nullif(after.notes, '__debezium_unavailable_value')\"\n"
+                + "    op: \"op\"\n"
+                + "  # __debezium_unavailable_value, Debezium's marker for a value it did not receive"
+                + " (an\n"
+                + "  # unchanged TOASTed column, in PostgreSQL), is in notes (1 event):\n"
+                + "  # its derived column maps it to null, and ignoreNullUpdates below keeps the"
+                + " stored value.\n"
+                + "  # keys: the column(s) that identify a row. Evidence in the sample:\n"
+                + "  #   [id]  the only field of before in every delete (1 delete(s): Debezium keeps"
+                + " only the primary key there under REPLICA IDENTITY DEFAULT); set in all 5 row"
+                + " events (3 distinct values); one event per value and log position; in log"
+                + " order, never created while there nor changed once deleted\n"
+                + "  keys: [id]\n"
+                + "  # sequenceBy: the column(s) that order versions of a key (the higher wins).\n"
+                + "  # Evidence in the sample:\n"
+                + "  #   [lsn]  source.lsn (BIGINT): the PostgreSQL connector's write-ahead log"
+                + " position; set in all 5 events; never decreases within each id in arrival"
+                + " order\n"
+                + "  #   Not ts_ms: it says when the connector processed the event, and a re-emitted\n"
+                + "  #   event carries another.\n"
+                + "  sequenceBy: [lsn]\n"
+                + "  # op in the sample: 2 r (snapshot reads), 1 c (creates), 1 u (updates), 1 d"
+                + " (deletes).\n"
+                + "  # r, c and u are upserts.\n"
+                + "  applyAsDeletes: \"op = 'd'\"\n"
+                + "  applyAsTruncates: \"op = 't'\"   # current state only: remove it for"
+                + " storedAsScdType: 2\n"
+                + "  # columnList: the row's fields land in silver (and the log position, as the\n"
+                + "  # sequence); op does not.\n"
+                + "  columnList: [id, status, total, notes]\n"
+                + "  # ignoreNullUpdates: a null in an update keeps the stored value, so a column\n"
+                + "  # Debezium marks unavailable keeps it. It applies to every column: a column"
+                + " really\n"
+                + "  # set to null keeps its stored value too; where that matters, use REPLICA"
+                + " IDENTITY\n"
+                + "  # FULL on the table instead.\n"
+                + "  ignoreNullUpdates: true\n"
+                + "  onConflict: fail        # same key and sequence, different payload: fail |"
+                + " quarantine\n"
+                + "  onInvalid: fail         # null key or sequence, malformed line: fail |"
+                + " quarantine\n");
+    assertThat(ConfigLoader.parse(out.toString(), yaml).requireSilver().ignoreNullUpdates())
+        .isTrue();
+
+    CliRunner.Outcome run = CliRunner.run("run", "--config", out.toString());
+
+    assertThat(run.exitCode()).as(run.err()).isEqualTo(0);
+    // Order 1's notes were not sent with its update: the stored value is kept, not the marker.
+    Dataset<Row> silver =
+        spark.read().format("delta").load(lake.resolve("silver/orders").toString());
+    assertThat(rows(silver.selectExpr("id", "lsn", "status", "total", "notes").orderBy("id")))
+        .containsExactly("1|200|paid|10.5|first", "3|210|new|3.0|first");
+  }
+
   @Test
   void mysqlEventsSequenceByBinlogFilePositionAndRow() throws Exception {
     Path landing = Files.createDirectories(dir.resolve("landing/customers"));

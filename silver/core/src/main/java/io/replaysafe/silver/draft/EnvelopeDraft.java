@@ -20,6 +20,9 @@ import java.util.Map;
  * @param sequence the log position as the sequence, with its evidence
  * @param opColumn the derived column holding {@code op}
  * @param columnList the row's fields as derived columns: what lands in silver ({@code op} does not)
+ * @param unavailable derived columns whose field holds {@link #UNAVAILABLE_VALUE} in the sample,
+ *     with how many events hold it there, in drafted order: each is derived with the marker mapped
+ *     to null, and {@link #ignoreNullUpdates()} keeps the stored value
  */
 public record EnvelopeDraft(
     EnvelopeShape shape,
@@ -29,7 +32,14 @@ public record EnvelopeDraft(
     List<Candidate> keys,
     Candidate sequence,
     String opColumn,
-    List<String> columnList) {
+    List<String> columnList,
+    Map<String, Long> unavailable) {
+
+  /**
+   * What Debezium writes for a column whose value it did not get: PostgreSQL does not send an
+   * unchanged TOASTed column (under REPLICA IDENTITY DEFAULT).
+   */
+  public static final String UNAVAILABLE_VALUE = "__debezium_unavailable_value";
 
   /** Debezium's operations, in the order a table's life shows them, with what each one is. */
   static final Map<String, String> OPERATIONS;
@@ -49,6 +59,35 @@ public record EnvelopeDraft(
     columns = Collections.unmodifiableMap(new LinkedHashMap<>(columns));
     keys = List.copyOf(keys);
     columnList = List.copyOf(columnList);
+    unavailable = Collections.unmodifiableMap(new LinkedHashMap<>(unavailable));
+  }
+
+  /** A draft whose sample holds no {@link #UNAVAILABLE_VALUE}. */
+  public EnvelopeDraft(
+      EnvelopeShape shape,
+      long events,
+      Map<String, Long> ops,
+      Map<String, String> columns,
+      List<Candidate> keys,
+      Candidate sequence,
+      String opColumn,
+      List<String> columnList) {
+    this(shape, events, ops, columns, keys, sequence, opColumn, columnList, Map.of());
+  }
+
+  /**
+   * {@code ignoreNullUpdates: true}, as silver/README.md says for Debezium's unavailable value:
+   * drafted when a field holds the marker in the sample, so the stored value is kept.
+   */
+  public boolean ignoreNullUpdates() {
+    return !unavailable.isEmpty();
+  }
+
+  /** The evidence for the marker: "notes (2 events), doc (1 event)". */
+  public String unavailableEvidence() {
+    List<String> parts = new ArrayList<>();
+    unavailable.forEach((c, n) -> parts.add(c + " (" + n + (n == 1 ? " event)" : " events)")));
+    return String.join(", ", parts);
   }
 
   /** The drafted {@code silver.keys}: the first candidate's columns; empty when there is none. */

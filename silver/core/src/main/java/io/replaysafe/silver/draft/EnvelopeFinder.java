@@ -33,6 +33,7 @@ import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.parser.CatalystSqlParser$;
 import org.apache.spark.sql.expressions.Window;
 import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import scala.jdk.javaapi.CollectionConverters;
@@ -61,9 +62,20 @@ public final class EnvelopeFinder {
 
   private EnvelopeFinder() {}
 
-  /** What one field of the row image showed in the sample's row events. */
+  /**
+   * What one field of the row image showed in the sample's row events.
+   *
+   * @param unavailable events whose {@code after} holds {@link EnvelopeDraft#UNAVAILABLE_VALUE} in
+   *     this field (string fields only)
+   */
   private record FieldStats(
-      String field, DataType type, long nulls, long changed, long inDeletes, long inAfter) {
+      String field,
+      DataType type,
+      long nulls,
+      long changed,
+      long inDeletes,
+      long inAfter,
+      long unavailable) {
     /** A key's type; timestamps identify moments, not rows. */
     boolean keyType() {
       return CandidateFinder.isKeyType(type) && !CandidateFinder.isTimeType(type);
@@ -134,6 +146,7 @@ public final class EnvelopeFinder {
     Candidate sequence = sequence(valid, shape, names, chosen, rows, counts.positionNulls);
 
     Map<String, String> columns = new LinkedHashMap<>();
+    Map<String, Long> unavailable = new LinkedHashMap<>();
     List<String> columnList = new ArrayList<>();
     for (String k : chosen) {
       columns.put(names.of(k), "coalesce(" + field("after", k) + ", " + field("before", k) + ")");
@@ -144,14 +157,22 @@ public final class EnvelopeFinder {
     }
     for (StructField f : shape.rowImage().fields()) {
       if (!chosen.contains(f.name())) {
-        columns.put(names.of(f.name()), field("after", f.name()));
+        long marked = counts.field(f.name()).unavailable;
+        String value = field("after", f.name());
+        if (marked > 0) {
+          // An unchanged TOASTed column PostgreSQL did not send: null, so that ignoreNullUpdates
+          // keeps the stored value (silver/README.md, Debezium, end to end).
+          value = "nullif(" + value + ", '" + EnvelopeDraft.UNAVAILABLE_VALUE + "')";
+          unavailable.put(names.of(f.name()), marked);
+        }
+        columns.put(names.of(f.name()), value);
         columnList.add(names.of(f.name()));
       }
     }
     columns.put(names.op(), "op");
     return Optional.of(
         new EnvelopeDraft(
-            shape, rows, counts.ops, columns, keys, sequence, names.op(), columnList));
+            shape, rows, counts.ops, columns, keys, sequence, names.op(), columnList, unavailable));
   }
 
   /** One aggregation over the sample: the ops, and what each field of the row image showed. */
@@ -180,6 +201,10 @@ public final class EnvelopeFinder {
               : lit(0L));
       aggs.add(count(when(op.equalTo("d").and(b.isNotNull()), lit(1))));
       aggs.add(count(when(a.isNotNull(), lit(1))));
+      aggs.add(
+          f.dataType() instanceof StringType
+              ? count(when(a.equalTo(EnvelopeDraft.UNAVAILABLE_VALUE), lit(1)))
+              : lit(0L));
     }
     Row r = valid.agg(aggs.get(0), aggs.subList(1, aggs.size()).toArray(Column[]::new)).first();
     Map<String, Long> ops = new LinkedHashMap<>();
@@ -202,8 +227,9 @@ public final class EnvelopeFinder {
               r.getLong(i),
               r.getLong(i + 1),
               r.getLong(i + 2),
-              r.getLong(i + 3)));
-      i += 4;
+              r.getLong(i + 3),
+              r.getLong(i + 4)));
+      i += 5;
     }
     return new Counts(ops, otherOps, updatesWithBefore, positionNulls, fields);
   }

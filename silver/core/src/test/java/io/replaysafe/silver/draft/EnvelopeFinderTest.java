@@ -179,6 +179,56 @@ class EnvelopeFinderTest extends SparkTestBase {
     assertThat(d.columnList()).containsExactly("id", "op", "lsn");
   }
 
+  /**
+   * PostgreSQL does not send an unchanged TOASTed column: Debezium writes {@code
+   * __debezium_unavailable_value} in its place. That field's derived column maps the marker to null
+   * and the draft sets {@code ignoreNullUpdates}, so the stored value is kept (silver/README.md,
+   * Debezium, end to end); a field that never holds it, and the key, are derived as before.
+   */
+  @Test
+  void aFieldHoldingTheUnavailableValueIsMappedToNullWithIgnoreNullUpdates() {
+    String row = "{\"id\":1,\"status\":\"new\",\"notes\":\"long text\",\"doc\":\"{}\"}";
+    EnvelopeDraft d =
+        draft(
+                List.of("id", "status", "notes", "doc"),
+                pg("c", "null", row, 10),
+                pg(
+                    "u",
+                    "null",
+                    "{\"id\":1,\"status\":\"paid\",\"notes\":\"__debezium_unavailable_value\","
+                        + "\"doc\":\"__debezium_unavailable_value\"}",
+                    20),
+                pg(
+                    "u",
+                    "null",
+                    "{\"id\":1,\"status\":\"sent\",\"notes\":\"__debezium_unavailable_value\","
+                        + "\"doc\":\"{}\"}",
+                    30),
+                // A status that merely contains the marker's text is a value, not the marker.
+                pg("c", "null", "{\"id\":2,\"status\":\"x__debezium_unavailable_value\"}", 40))
+            .orElseThrow();
+
+    assertThat(d.columns())
+        .containsExactlyEntriesOf(
+            ordered(
+                "id", "coalesce(after.id, before.id)",
+                "lsn", "source.lsn",
+                "status", "after.status",
+                "notes", "nullif(after.notes, '__debezium_unavailable_value')",
+                "doc", "nullif(after.doc, '__debezium_unavailable_value')",
+                "op", "op"));
+    assertThat(d.unavailable()).containsExactlyEntriesOf(ordered2("notes", 2L, "doc", 1L));
+    assertThat(d.unavailableEvidence()).isEqualTo("notes (2 events), doc (1 event)");
+    assertThat(d.ignoreNullUpdates()).isTrue();
+    assertThat(d.columnList()).containsExactly("id", "status", "notes", "doc");
+
+    EnvelopeDraft without =
+        draft(List.of("id", "status"), pg("c", "null", "{\"id\":1,\"status\":\"new\"}", 10))
+            .orElseThrow();
+    assertThat(without.unavailable()).isEmpty();
+    assertThat(without.ignoreNullUpdates()).isFalse();
+  }
+
   @Test
   void noFieldThatFitsAKeyDraftsNone() {
     // The same value created while there: no field identifies a row.
@@ -214,6 +264,13 @@ class EnvelopeFinderTest extends SparkTestBase {
                 pg("c", "null", row, 10).replace("\"op\":\"c\"", "\"op\":\"t\""),
                 pg("t", "null", "null", 20)))
         .isEmpty();
+  }
+
+  private static Map<String, Long> ordered2(String a, long na, String b, long nb) {
+    Map<String, Long> m = new java.util.LinkedHashMap<>();
+    m.put(a, na);
+    m.put(b, nb);
+    return m;
   }
 
   private static Map<String, String> ordered(String... nameThenExpression) {
