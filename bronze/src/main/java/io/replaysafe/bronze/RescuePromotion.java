@@ -127,7 +127,7 @@ public final class RescuePromotion {
     SparkSessions.applyStorage(spark, config.storage());
     SourceConfig source = config.source();
     String path = config.bronze().path();
-    if (!DeltaTable.isDeltaTable(spark, path)) {
+    if (!DeltaTables.exists(spark, path)) {
       throw new ConfigException(
           "Cannot promote rescued data of pipeline '"
               + config.name()

@@ -89,7 +89,7 @@ public final class SilverJob {
     long started = System.nanoTime();
     SparkSessions.applyStorage(spark, config.storage());
     String bronzePath = config.bronze().path();
-    if (!DeltaTable.isDeltaTable(spark, bronzePath)) {
+    if (!DeltaTables.exists(spark, bronzePath)) {
       throw SilverErrors.noBronzeTable(config.name(), bronzePath);
     }
     ContractHistory.Resolved resolved = ContractHistory.resolve(spark, config);
