@@ -32,10 +32,38 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
 
   // Null where streams cannot be aborted: the rename-based write of the superclass then.
   private final FileSystem abortable;
+  // The directory this manager was made for (a metadata log's: offsets, commits, sources/0).
+  private final Path root;
 
   public FencedCheckpointFileManager(Path path, Configuration hadoopConf) {
     super(path, hadoopConf);
     this.abortable = abortableFileSystem(path, hadoopConf);
+    this.root = path;
+  }
+
+  /**
+   * Whether {@code path} exists. Spark asks it of the directory a metadata log was made for each
+   * time it opens the log (several times a run per log). On S3A a plain probe asks first for an
+   * object of that name (HEAD), then for a directory (LIST): here, for that directory only, the
+   * directory is asked for first, which answers an existing one with one request instead of two.
+   * Anything else (a missing directory, a file by that name) gets the plain probe, so the answer is
+   * the same.
+   */
+  @Override
+  public boolean exists(Path path) {
+    if (abortable != null && path.equals(root)) {
+      try {
+        // S3A's isDirectory probes for a directory only (one LIST), its isFile for an object only
+        // (one HEAD): together the plain probe's two requests, in the order that stops after one
+        // for an existing directory.
+        @SuppressWarnings("deprecation")
+        boolean found = abortable.isDirectory(path) || abortable.isFile(path);
+        return found;
+      } catch (IOException e) {
+        // the plain probe below answers
+      }
+    }
+    return super.exists(path);
   }
 
   private static FileSystem abortableFileSystem(Path path, Configuration hadoopConf) {

@@ -107,6 +107,32 @@ class FencedCheckpointFileManagerS3Test {
     assertThat(proxy.requests()).isLessThanOrEqualTo(3);
   }
 
+  @Test
+  void itsOwnDirectoryIsFoundWithOneRequestAndEverythingElseAsBefore() throws Exception {
+    Path dir = new Path("s3a://lake/ck-exists/offsets");
+    FencedCheckpointFileManager manager = new FencedCheckpointFileManager(dir, conf);
+    assertThat(manager.exists(dir)).isFalse();
+    manager.mkdirs(dir);
+    try (CancellableFSDataOutputStream out = manager.createAtomic(new Path(dir, "0"), false)) {
+      out.write("{}".getBytes(StandardCharsets.UTF_8));
+    }
+    proxy.resetCounts();
+    assertThat(manager.exists(dir)).isTrue();
+    assertThat(proxy.requests()).isEqualTo(1);
+    assertThat(manager.exists(new Path(dir, "0"))).isTrue();
+    assertThat(manager.exists(new Path(dir, "1"))).isFalse();
+    // A file by the directory's name is found too.
+    Path file = new Path("s3a://lake/ck-exists/metadata");
+    try (CancellableFSDataOutputStream out = manager.createAtomic(file, false)) {
+      out.write("{}".getBytes(StandardCharsets.UTF_8));
+    }
+    assertThat(new FencedCheckpointFileManager(file, conf).exists(file)).isTrue();
+    Path missing = new Path("s3a://lake/ck-exists/commits");
+    proxy.resetCounts();
+    assertThat(new FencedCheckpointFileManager(missing, conf).exists(missing)).isFalse();
+    assertThat(proxy.requests()).isEqualTo(2);
+  }
+
   private static String read(FileSystem fs, Path file) throws Exception {
     try (var in = fs.open(file)) {
       return new String(in.readAllBytes(), StandardCharsets.UTF_8);
