@@ -4,6 +4,7 @@ import static org.apache.spark.sql.functions.col;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTables;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.net.URI;
@@ -90,7 +91,7 @@ public final class BadFiles {
   }
 
   private boolean exists() {
-    return DeltaTable.isDeltaTable(spark, path());
+    return DeltaTables.exists(spark, path());
   }
 
   /** Records the files as open (a file recorded before is opened again with the new error). */

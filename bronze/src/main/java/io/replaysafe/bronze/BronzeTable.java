@@ -42,7 +42,7 @@ public final class BronzeTable {
   static void ensure(SparkSession spark, PipelineConfig config) {
     StructType nullable = schema(config.source());
     String path = config.bronze().path();
-    if (DeltaTable.isDeltaTable(spark, path)) {
+    if (DeltaTables.exists(spark, path)) {
       DeltaSchemaEvolution.evolve(spark, path, nullable, "bronze table");
       return;
     }
@@ -69,7 +69,7 @@ public final class BronzeTable {
 
   /** The table's latest version, or null before it exists. */
   static Long version(SparkSession spark, String path) {
-    if (!DeltaTable.isDeltaTable(spark, path)) {
+    if (!DeltaTables.exists(spark, path)) {
       return null;
     }
     return DeltaTables.latestVersion(spark, path);

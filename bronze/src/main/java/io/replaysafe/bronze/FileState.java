@@ -8,6 +8,7 @@ import static org.apache.spark.sql.functions.max;
 import static org.apache.spark.sql.functions.split;
 
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.spark.DeltaTables;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -86,7 +87,7 @@ public final class FileState {
   }
 
   public boolean exists() {
-    return DeltaTable.isDeltaTable(spark, path);
+    return DeltaTables.exists(spark, path);
   }
 
   /** Creates the table when missing; clustered by path, its small files compacted as it goes. */

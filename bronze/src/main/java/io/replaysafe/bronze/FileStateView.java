@@ -6,10 +6,10 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.regexp_replace;
 import static org.apache.spark.sql.functions.when;
 
-import io.delta.tables.DeltaTable;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.spark.DeltaTables;
 import java.io.IOException;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -83,7 +83,7 @@ public final class FileStateView {
     String badPath = BadFiles.pathFor(config);
     Column status = col("f.status");
     Column badFile = lit(null).cast("string");
-    if (DeltaTable.isDeltaTable(spark, badPath)) {
+    if (DeltaTables.exists(spark, badPath)) {
       Dataset<Row> bad =
           spark
               .read()
@@ -148,7 +148,7 @@ public final class FileStateView {
   private static Dataset<Row> withRows(
       SparkSession spark, PipelineConfig config, Dataset<Row> files) {
     String bronze = config.bronze().path();
-    if (!DeltaTable.isDeltaTable(spark, bronze)) {
+    if (!DeltaTables.exists(spark, bronze)) {
       return files.withColumn("rows", lit(null).cast("bigint"));
     }
     Dataset<Row> counts =

@@ -126,7 +126,7 @@ public final class RescuePromotion {
     SparkSessions.applyStorage(spark, config.storage());
     SourceConfig source = config.source();
     String path = config.bronze().path();
-    if (!DeltaTable.isDeltaTable(spark, path)) {
+    if (!DeltaTables.exists(spark, path)) {
       throw BronzeErrors.noBronzeTableToPromote(config.name(), path);
     }
     DeltaTable table = DeltaTable.forPath(spark, path);

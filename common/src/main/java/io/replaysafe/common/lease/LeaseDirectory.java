@@ -19,6 +19,7 @@ import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.FSDataOutputStreamBuilder;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -211,7 +212,20 @@ final class LeaseDirectory {
     }
   }
 
+  /**
+   * Deletes a claim, best effort. Through the file system's bulk delete, which deletes the object
+   * and nothing else: on S3A one DELETE, where {@code delete(file, false)} first asks what the path
+   * is (HEAD) and afterwards whether its parent needs a directory marker (LIST), three requests
+   * each time a renewal replaces a claim and when the lease is released. A claim is always a file
+   * here, and the directory's listing tolerates its absence ({@link #claims}).
+   */
   void delete(Path file) {
+    try (BulkDelete bulk = fs.createBulkDelete(file.getParent())) {
+      bulk.bulkDelete(List.of(file));
+      return;
+    } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+      // Not in bulk: the plain delete below.
+    }
     try {
       fs.delete(file, false);
     } catch (IOException e) {

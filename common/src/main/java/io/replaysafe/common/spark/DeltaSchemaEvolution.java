@@ -38,6 +38,16 @@ public final class DeltaSchemaEvolution {
    */
   public static List<SchemaChange> evolve(
       SparkSession spark, String path, StructType target, String what) {
+    // Most runs change nothing: the table's latest metadata, which the caller's existence check
+    // has just read, says so without a DataFrame over the table (on S3, 5 requests a table: a
+    // search for its root and a listing of its log). Its schema may carry Delta's internal field
+    // metadata, which the DataFrame's drops, and which no comparison below looks at; when it shows
+    // anything to change, the DataFrame's schema decides, as before.
+    java.util.Optional<org.apache.spark.sql.delta.Snapshot> snapshot =
+        DeltaTables.snapshot(spark, path);
+    if (snapshot.isPresent() && nothingToChange(snapshot.get().schema(), target)) {
+      return List.of();
+    }
     StructType current = DeltaTable.forPath(spark, path).toDF().schema();
     // Nullability is the target's wish, not a change to make: a column added to an existing table
     // is nullable (rows before have no value), and NOT NULL is never added in place.
@@ -90,6 +100,17 @@ public final class DeltaSchemaEvolution {
       LOG.info("Evolved {} {}: {}", what, path, change.describe());
     }
     return List.copyOf(changes);
+  }
+
+  /** True when {@code current} has every column of {@code target}, at its type. */
+  static boolean nothingToChange(StructType current, StructType target) {
+    return SchemaChange.between(current, target).stream()
+        .noneMatch(
+            c ->
+                switch (c.kind()) {
+                  case ADDED, ADDED_NOT_NULL, WIDENED, TYPE_CHANGED -> true;
+                  default -> false;
+                });
   }
 
   private static String property(SparkSession spark, String path, String name) {

@@ -5,9 +5,11 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.DeltaLog;
 import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.delta.SnapshotManagement;
 import org.apache.spark.sql.delta.VersionChecksum;
@@ -21,6 +23,13 @@ import org.apache.spark.sql.types.StructType;
  * count, which Delta computes by reconstructing the table's whole state: a Spark job, about half a
  * second on a small run's fixed path. {@code history(1)} would give the version, with a Spark job
  * over the latest commit file.
+ *
+ * <p>Each question goes to the table's {@link DeltaLog} directly, brought up to date with one
+ * listing of its {@code _delta_log}. {@code DeltaTable.isDeltaTable} and {@code DeltaTable.forPath}
+ * would first look for the table's root: a probe whether {@code _delta_log} exists (on S3A a HEAD
+ * and a LIST), repeated for each parent directory up to the bucket when the table does not exist (6
+ * requests for a side table under {@code s3a://bucket/dir/}), and a DataFrame over the table on
+ * top.
  */
 public final class DeltaTables {
   private DeltaTables() {}
@@ -39,14 +48,51 @@ public final class DeltaTables {
     return properties;
   }
 
-  /** The property {@code name} of the Delta table at {@code path}; null when it is not set. */
+  /**
+   * The property {@code name} of the Delta table at {@code path}; null when it is not set. A table
+   * property set on the table ({@code delta.enableChangeDataFeed}, {@code
+   * delta.logRetentionDuration}...) is read from its latest metadata, as {@code SHOW TBLPROPERTIES}
+   * reads it, without the statement's search for the table's root; the ones {@code SHOW
+   * TBLPROPERTIES} derives from the protocol (reader and writer versions, features) from the
+   * statement.
+   */
   public static String property(SparkSession spark, String path, String name) {
-    return properties(spark, path).get(name);
+    Optional<Snapshot> snapshot = fromProtocol(name) ? Optional.empty() : snapshot(spark, path);
+    if (snapshot.isEmpty()) {
+      return properties(spark, path).get(name);
+    }
+    scala.Option<String> value = snapshot.get().metadata().configuration().get(name);
+    return value.isDefined() ? value.get() : null;
+  }
+
+  private static boolean fromProtocol(String name) {
+    return name.equals("delta.minReaderVersion")
+        || name.equals("delta.minWriterVersion")
+        || name.startsWith("delta.feature.");
+  }
+
+  /**
+   * The latest snapshot of the Delta table whose root is {@code path} (its log brought up to date),
+   * or empty when no table is there: no commit under {@code path/_delta_log}. A fresh JVM reads the
+   * log once (the latest checkpoint's pointer, a listing, the latest checksum); after that each
+   * call costs one listing. Unlike {@code DeltaTable.isDeltaTable}, a directory inside another
+   * table is not taken for that table: replaysafe addresses every table it owns by its own root.
+   */
+  public static Optional<Snapshot> snapshot(SparkSession spark, String path) {
+    // forTableWithSnapshot lists the log once: a log it has just created for this path is not
+    // brought up to date a second time.
+    Snapshot snapshot = DeltaLog.forTableWithSnapshot(spark, path)._2();
+    return snapshot.version() < 0 ? Optional.empty() : Optional.of(snapshot);
+  }
+
+  /** Whether a Delta table (one commit at least) has its root at {@code path}; see snapshot. */
+  public static boolean exists(SparkSession spark, String path) {
+    return snapshot(spark, path).isPresent();
   }
 
   /** The latest version of the Delta table at {@code path} (the log brought up to date first). */
   public static long latestVersion(SparkSession spark, String path) {
-    return latestVersion(DeltaTable.forPath(spark, path));
+    return latest(spark, path).version();
   }
 
   /** The latest version of {@code table} (its log brought up to date first). */
@@ -61,7 +107,7 @@ public final class DeltaTables {
    * this answer costs nothing, a table read on a false answer only its usual price.
    */
   public static boolean knownEmpty(SparkSession spark, String path) {
-    Snapshot snapshot = latest(DeltaTable.forPath(spark, path));
+    Snapshot snapshot = latest(spark, path);
     try {
       scala.Option<VersionChecksum> checksum = snapshot.checksumOpt();
       return checksum.isDefined() && checksum.get().numFiles() == 0;
@@ -82,7 +128,7 @@ public final class DeltaTables {
    * internal classes differ from open-source Delta's, this is Delta's own read.
    */
   public static Dataset<Row> readSmall(SparkSession spark, String path) {
-    Snapshot snapshot = latest(DeltaTable.forPath(spark, path));
+    Snapshot snapshot = latest(spark, path);
     List<String> files;
     try {
       files = listedPlainFiles(snapshot);
@@ -102,7 +148,7 @@ public final class DeltaTables {
 
   /** As {@link #listedPlainFiles(Snapshot)} for the latest version of the table at {@code path}. */
   static List<String> listedPlainFiles(SparkSession spark, String path) {
-    return listedPlainFiles(latest(DeltaTable.forPath(spark, path)));
+    return listedPlainFiles(latest(spark, path));
   }
 
   /**
@@ -130,6 +176,12 @@ public final class DeltaTables {
       files.add(file.absolutePath(snapshot.deltaLog()).toString());
     }
     return files;
+  }
+
+  /** The latest snapshot; where there is no table, Delta's own "not a Delta table" error. */
+  private static Snapshot latest(SparkSession spark, String path) {
+    Optional<Snapshot> snapshot = snapshot(spark, path);
+    return snapshot.isPresent() ? snapshot.get() : latest(DeltaTable.forPath(spark, path));
   }
 
   private static Snapshot latest(DeltaTable table) {

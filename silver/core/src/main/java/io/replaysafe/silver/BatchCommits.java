@@ -5,6 +5,7 @@ import static org.apache.spark.sql.functions.col;
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.CommitTags;
 import io.replaysafe.common.io.Hashing;
+import io.replaysafe.common.spark.DeltaTables;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Supplier;
@@ -113,7 +114,7 @@ public final class BatchCommits {
 
   /** The first version of the unbroken run of this batch's commits at the top; -1 if none. */
   private long newestTaggedFrom(String path) {
-    if (!DeltaTable.isDeltaTable(spark, path)) {
+    if (!DeltaTables.exists(spark, path)) {
       return -1;
     }
     List<Row> newestFirst =

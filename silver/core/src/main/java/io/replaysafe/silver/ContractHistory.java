@@ -117,7 +117,7 @@ public final class ContractHistory {
   /** The recorded versions, oldest first; empty before the first silver run. */
   public static List<Version> read(SparkSession spark, PipelineConfig pipeline) {
     String path = path(pipeline.requireSilver());
-    if (!DeltaTable.isDeltaTable(spark, path)) {
+    if (!DeltaTables.exists(spark, path)) {
       return List.of();
     }
     return DeltaTables.readSmall(spark, path)

@@ -6,8 +6,8 @@ import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 
-import io.delta.tables.DeltaTable;
 import io.replaysafe.common.ReservedNames;
+import io.replaysafe.common.spark.DeltaTables;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -73,7 +73,7 @@ public final class Erasures {
    */
   static Erasures of(SparkSession spark, SilverContract contract) {
     String path = contract.erasuresPath();
-    if (!DeltaTable.isDeltaTable(spark, path)) {
+    if (!DeltaTables.exists(spark, path)) {
       return NONE;
     }
     // A key erased twice keeps the later (higher) sequence.

@@ -58,7 +58,7 @@ public final class SilverTables {
    * widened; {@link ContractHistory} refused every other change before).
    */
   private void create(String path, StructType schema, String what) {
-    if (DeltaTable.isDeltaTable(spark, path)) {
+    if (DeltaTables.exists(spark, path)) {
       DeltaSchemaEvolution.evolve(spark, path, schema, "silver " + what);
       return;
     }

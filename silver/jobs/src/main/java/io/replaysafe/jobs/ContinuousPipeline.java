@@ -1,6 +1,5 @@
 package io.replaysafe.jobs;
 
-import io.delta.tables.DeltaTable;
 import io.replaysafe.bronze.BronzeBatch;
 import io.replaysafe.bronze.BronzeIngest;
 import io.replaysafe.common.RunErrors;
@@ -266,7 +265,7 @@ public final class ContinuousPipeline {
 
   /** Silver needs bronze's table; bronze creates it before its query starts. */
   private boolean awaitBronzeTable(Map<Layer, LayerThread> threads) {
-    while (!DeltaTable.isDeltaTable(spark, pipeline.bronze().path())) {
+    while (!DeltaTables.exists(spark, pipeline.bronze().path())) {
       if (!threads.get(Layer.BRONZE).isAlive() || trigger.stopRequested()) {
         return false;
       }
@@ -441,7 +440,7 @@ public final class ContinuousPipeline {
   private Long tableVersion(Layer layer) {
     String path =
         layer == Layer.BRONZE ? pipeline.bronze().path() : pipeline.requireSilver().path();
-    return DeltaTable.isDeltaTable(spark, path) ? DeltaTables.latestVersion(spark, path) : null;
+    return DeltaTables.exists(spark, path) ? DeltaTables.latestVersion(spark, path) : null;
   }
 
   /** Stops the layer's query if it is between two batches. */

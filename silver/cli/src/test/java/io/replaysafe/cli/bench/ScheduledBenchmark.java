@@ -43,18 +43,36 @@ import org.apache.spark.sql.SparkSession;
  */
 public final class ScheduledBenchmark {
   static final String USAGE =
-      "usage: bench-scheduled [--rows N] [--rounds R] [--s3-latency MS] [--local-only | --s3-only]";
+      "usage: bench-scheduled [--rows N] [--rounds R] [--s3-latency MS] [--local-only | --s3-only]"
+          + " [--replaysafe-only] [--no-thousand] [--requests-log DIR]";
   private static final int INITIAL_FILES = 20;
   private static final Pattern HAND_WRITTEN_SECONDS =
       Pattern.compile("hand-written: bronze ([0-9.]+) s, silver ([0-9.]+) s");
 
-  record Options(int rows, int rounds, long s3LatencyMillis, List<Storage> storages) {
+  /**
+   * @param replaysafeOnly runs replaysafe alone: no hand-written runs, ratios or targets, and its
+   *     silver table is checked against the events alone (a quick count of its requests)
+   * @param cases the timed cases each round runs ({@code --no-thousand} leaves out 1,000 events)
+   * @param requestsLog where each s3a run's recorded requests are written, one per line in the
+   *     order sent, to a file named after the run
+   */
+  record Options(
+      int rows,
+      int rounds,
+      long s3LatencyMillis,
+      List<Storage> storages,
+      boolean replaysafeOnly,
+      List<Case> cases,
+      Optional<Path> requestsLog) {
     static Options parse(String[] args) {
       int rows = 200_000;
       int rounds = 3;
       long latency = 20;
       boolean localOnly = false;
       boolean s3Only = false;
+      boolean replaysafeOnly = false;
+      boolean noThousand = false;
+      Optional<Path> requestsLog = Optional.empty();
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--rows" -> rows = positive(args, ++i);
@@ -62,6 +80,14 @@ public final class ScheduledBenchmark {
           case "--s3-latency" -> latency = number(args, ++i);
           case "--local-only" -> localOnly = true;
           case "--s3-only" -> s3Only = true;
+          case "--replaysafe-only" -> replaysafeOnly = true;
+          case "--no-thousand" -> noThousand = true;
+          case "--requests-log" -> {
+            if (++i >= args.length) {
+              throw new UsageException("--requests-log needs a directory");
+            }
+            requestsLog = Optional.of(Path.of(args[i]));
+          }
           default -> throw new UsageException("unknown argument " + args[i]);
         }
       }
@@ -72,7 +98,9 @@ public final class ScheduledBenchmark {
           localOnly
               ? List.of(Storage.LOCAL)
               : s3Only ? List.of(Storage.S3A) : List.of(Storage.LOCAL, Storage.S3A);
-      return new Options(rows, rounds, latency, storages);
+      List<Case> cases =
+          noThousand ? Case.TIMED.stream().filter(c -> c != Case.THOUSAND).toList() : Case.TIMED;
+      return new Options(rows, rounds, latency, storages, replaysafeOnly, cases, requestsLog);
     }
 
     private static int positive(String[] args, int i) {
@@ -208,8 +236,10 @@ public final class ScheduledBenchmark {
                 access));
       }
       report.areas(measurements);
-      report.medians(measurements, options.storages());
-      report.targets(measurements, options.storages(), options.s3LatencyMillis());
+      if (!options.replaysafeOnly()) {
+        report.medians(measurements, options.storages());
+        report.targets(measurements, options.storages(), options.s3LatencyMillis());
+      }
       boolean agree = check(phases, direct);
       if (!agree) {
         System.out.println("bench-scheduled: the two sides' silver tables differ; logs in " + logs);
@@ -245,17 +275,23 @@ public final class ScheduledBenchmark {
       land(replaysafe, handWritten, file++, content);
     }
     measure(Side.REPLAYSAFE, replaysafe, pipeline, storage, access, Case.PREPARE, 0);
-    measure(Side.HAND_WRITTEN, handWritten, pipeline, storage, access, Case.PREPARE, 0);
+    if (!options.replaysafeOnly()) {
+      measure(Side.HAND_WRITTEN, handWritten, pipeline, storage, access, Case.PREPARE, 0);
+    }
     for (int round = 1; round <= options.rounds(); round++) {
       boolean replaysafeFirst = round % 2 == 1;
-      for (Case c : Case.TIMED) {
+      for (Case c : options.cases()) {
         if (c.events > 0) {
           land(replaysafe, handWritten, file++, events.delivery(c.events));
         }
         Lake first = replaysafeFirst ? replaysafe : handWritten;
         Lake second = replaysafeFirst ? handWritten : replaysafe;
-        measure(first.side(), first, pipeline, storage, access, c, round);
-        measure(second.side(), second, pipeline, storage, access, c, round);
+        if (!options.replaysafeOnly() || first.side() == Side.REPLAYSAFE) {
+          measure(first.side(), first, pipeline, storage, access, c, round);
+        }
+        if (!options.replaysafeOnly() || second.side() == Side.REPLAYSAFE) {
+          measure(second.side(), second, pipeline, storage, access, c, round);
+        }
       }
     }
     return new Phase(storage, replaysafe, handWritten, events.liveKeys());
@@ -294,6 +330,12 @@ public final class ScheduledBenchmark {
         TimedChild.run(command, environment, List.of("SPARK_HOME"), logs, name);
     Map<String, Long> requests =
         access.counter().map(FaultyS3Proxy::requestsByKind).orElse(Map.of());
+    if (options.requestsLog().isPresent() && access.counter().isPresent()) {
+      Files.createDirectories(options.requestsLog().get());
+      Files.write(
+          options.requestsLog().get().resolve(name + ".txt"),
+          access.counter().get().recordedTargets());
+    }
     Map<String, Map<String, Long>> areas =
         access
             .counter()
@@ -370,11 +412,13 @@ public final class ScheduledBenchmark {
     System.out.println();
     for (Phase phase : phases) {
       SilverCheck.Outcome outcome =
-          SilverCheck.compare(
-              spark,
-              phase.replaysafe().silver(),
-              phase.handWritten().silver(),
-              phase.expectedRows());
+          options.replaysafeOnly()
+              ? SilverCheck.alone(spark, phase.replaysafe().silver(), phase.expectedRows())
+              : SilverCheck.compare(
+                  spark,
+                  phase.replaysafe().silver(),
+                  phase.handWritten().silver(),
+                  phase.expectedRows());
       System.out.println(outcome.line(phase.storage().label));
       agree &= outcome.agrees();
     }

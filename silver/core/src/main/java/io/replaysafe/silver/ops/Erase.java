@@ -117,7 +117,7 @@ public final class Erase {
     OpsContext context = OpsContext.open(config, spark).recoverInFlight();
     SilverContract contract = context.contract();
     SilverTables tables = context.tables();
-    if (!DeltaTable.isDeltaTable(spark, config.bronze().path())) {
+    if (!DeltaTables.exists(spark, config.bronze().path())) {
       throw SilverErrors.noTableYet(
           "bronze of pipeline '" + config.name() + "'",
           config.bronze().path(),
@@ -205,7 +205,7 @@ public final class Erase {
                   KeySelection.displayOfStored(contract).as(key),
                   contract.sequence(null).cast(Erasures.sequenceType(contract))));
     }
-    if (DeltaTable.isDeltaTable(spark, contract.erasuresPath())) {
+    if (DeltaTables.exists(spark, contract.erasuresPath())) {
       sources.add(
           spark
               .read()

@@ -135,7 +135,7 @@ public final class Maintain {
   /** When the last scheduled OPTIMIZE ran, if one did and silver's table exists. */
   public Optional<Instant> lastOptimize() {
     String silver = config.requireSilver().path();
-    if (!DeltaTable.isDeltaTable(spark, silver)) {
+    if (!DeltaTables.exists(spark, silver)) {
       return Optional.empty();
     }
     return Optional.ofNullable(DeltaTables.property(spark, silver, LAST_OPTIMIZE))
@@ -146,7 +146,7 @@ public final class Maintain {
     String silver = config.requireSilver().path();
     // Before silver's first batch there is no table to record it on: the cadence then starts
     // over after a restart, with nothing much to compact.
-    if (DeltaTable.isDeltaTable(spark, silver)) {
+    if (DeltaTables.exists(spark, silver)) {
       spark.sql(
           "ALTER TABLE "
               + DeltaTables.tableName(silver)
@@ -175,7 +175,7 @@ public final class Maintain {
     Map<String, String> present = new LinkedHashMap<>();
     candidates.forEach(
         (name, path) -> {
-          if (DeltaTable.isDeltaTable(spark, path)) {
+          if (DeltaTables.exists(spark, path)) {
             present.put(name, path);
           }
         });

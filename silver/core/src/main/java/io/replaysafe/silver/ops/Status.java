@@ -64,7 +64,7 @@ public final class Status {
     Set<String> ingested = new HashSet<>();
     Long bronzeVersion = null;
     String bronzePath = config.bronze().path();
-    if (DeltaTable.isDeltaTable(spark, bronzePath)) {
+    if (DeltaTables.exists(spark, bronzePath)) {
       spark
           .read()
           .format("delta")
@@ -114,7 +114,7 @@ public final class Status {
               .committedThrough();
       processed = checkpoint.isPresent() ? checkpoint.getAsLong() : null;
       String runsPath = config.requireSilver().runsPath();
-      if (DeltaTable.isDeltaTable(spark, runsPath)) {
+      if (DeltaTables.exists(spark, runsPath)) {
         var runs = spark.read().format("delta").load(runsPath);
         runs.orderBy(col("started_at").desc())
             .limit(5)
@@ -166,7 +166,7 @@ public final class Status {
         }
       }
       String quarantinePath = config.requireSilver().quarantinePath();
-      if (DeltaTable.isDeltaTable(spark, quarantinePath)) {
+      if (DeltaTables.exists(spark, quarantinePath)) {
         spark
             .read()
             .format("delta")
