@@ -72,6 +72,8 @@ public final class FaultyS3Proxy implements AutoCloseable {
   private final AtomicLong requests = new AtomicLong();
   private final java.util.Map<String, java.util.concurrent.atomic.AtomicLong> kinds =
       new java.util.concurrent.ConcurrentHashMap<>();
+  // Key: bucket, a space, kind.
+  private final Map<String, AtomicLong> bucketKinds = new ConcurrentHashMap<>();
   private final AtomicLong slowDowns = new AtomicLong();
   private final AtomicLong resets = new AtomicLong();
   private final AtomicLong spikes = new AtomicLong();
@@ -146,9 +148,25 @@ public final class FaultyS3Proxy implements AutoCloseable {
     return counts;
   }
 
+  /**
+   * Requests so far to one bucket, by kind (as {@link #requestsByKind}): a benchmark that keeps its
+   * landing files and its tables in different buckets tells the listing of the one from the other.
+   */
+  public java.util.Map<String, Long> requestsByKind(String bucket) {
+    java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+    bucketKinds.forEach(
+        (key, n) -> {
+          if (key.startsWith(bucket + " ")) {
+            counts.put(key.substring(bucket.length() + 1), n.get());
+          }
+        });
+    return counts;
+  }
+
   /** Forgets the counts by kind (and the total), e.g. between the runs a benchmark compares. */
   public void resetCounts() {
     kinds.clear();
+    bucketKinds.clear();
     requests.set(0);
     targets.clear();
   }
@@ -174,6 +192,13 @@ public final class FaultyS3Proxy implements AutoCloseable {
   /** The request line's target: path and query. */
   private static String target(String head) {
     return head.substring(head.indexOf(' ') + 1, head.indexOf(' ', head.indexOf(' ') + 1));
+  }
+
+  /** The bucket a path-style request goes to: the target's first segment. */
+  private static String bucket(String head) {
+    String path = target(head).replaceAll("[?].*$", "").replaceAll("^/+", "");
+    int slash = path.indexOf('/');
+    return slash < 0 ? path : path.substring(0, slash);
   }
 
   private static String kind(String head, String method) {
@@ -249,6 +274,10 @@ public final class FaultyS3Proxy implements AutoCloseable {
       String kind = kind(head, method);
       kinds
           .computeIfAbsent(kind, k -> new java.util.concurrent.atomic.AtomicLong())
+          .incrementAndGet();
+      bucketKinds
+          .computeIfAbsent(
+              bucket(head) + " " + kind, k -> new java.util.concurrent.atomic.AtomicLong())
           .incrementAndGet();
       if (recordingTargets) {
         targets.add(kind + " " + target(head));
