@@ -72,7 +72,11 @@ public final class DiscoveryBenchmark {
         "mode                 files    run        wall s   cpu s  heap MiB  bare list s  landing bucket"
             + " (LIST GET HEAD PUT)  tables bucket (LIST GET HEAD PUT)  SQS calls");
     List<Measured> all = new ArrayList<>();
-    for (String mode : List.of("listing-local", "listing-s3", "notifications")) {
+    List<String> modes =
+        List.of(
+            System.getProperty("replaysafe.bench.modes", "listing-local,listing-s3,notifications")
+                .split(","));
+    for (String mode : modes) {
       for (int n : sizes) {
         String prefix = mode + "-" + n;
         String landing;
@@ -133,7 +137,7 @@ public final class DiscoveryBenchmark {
         all.add(one);
       }
     }
-    targets(all, sizes);
+    targets(all, sizes, modes);
     System.out.printf(
         Locale.ROOT,
         "load average %.2f at the end%n",
@@ -154,9 +158,11 @@ public final class DiscoveryBenchmark {
       String run,
       double bare) {
     proxy.resetCounts();
+    jdk.jfr.Recording recording = profile();
     BronzeBenchmark.Meter meter = BronzeBenchmark.Meter.start();
     BronzeResult r = BronzeIngest.from(config, spark).execute();
     BronzeBenchmark.Run m = meter.stop(BronzeBenchmark.Side.REPLAYSAFE, 0);
+    saveProfile(recording, mode + "-" + n + "-" + run);
     check(
         r.files() == (run.equals("idle") ? 0 : 1),
         "%s %s of %d: %d files",
@@ -185,6 +191,35 @@ public final class DiscoveryBenchmark {
     return out;
   }
 
+  /**
+   * With {@code -Dreplaysafe.bench.jfr=DIR}, a flight recording of each measured run (CPU samples
+   * every 10 ms), saved as {@code DIR/<mode>-<files>-<run>.jfr}: where a run's time goes.
+   */
+  private static jdk.jfr.Recording profile() {
+    if (System.getProperty("replaysafe.bench.jfr") == null) {
+      return null;
+    }
+    jdk.jfr.Recording recording = new jdk.jfr.Recording();
+    recording.enable("jdk.ExecutionSample").withPeriod(java.time.Duration.ofMillis(10));
+    recording.enable("jdk.ObjectAllocationSample");
+    recording.start();
+    return recording;
+  }
+
+  private static void saveProfile(jdk.jfr.Recording recording, String name) {
+    if (recording == null) {
+      return;
+    }
+    try (recording) {
+      recording.stop();
+      Path dir = Path.of(System.getProperty("replaysafe.bench.jfr"));
+      Files.createDirectories(dir);
+      recording.dump(dir.resolve(name + ".jfr"));
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
   private static String byKind(Map<String, Long> kinds) {
     return String.format(
         Locale.ROOT,
@@ -195,35 +230,40 @@ public final class DiscoveryBenchmark {
         kinds.getOrDefault("PUT", 0L));
   }
 
-  private static void targets(List<Measured> all, List<Integer> sizes) {
+  private static void targets(List<Measured> all, List<Integer> sizes, List<String> modes) {
     int small = sizes.get(0);
     int large = sizes.get(sizes.size() - 1);
-    Measured nSmall = find(all, "notifications", small, "one-new");
-    Measured nLarge = find(all, "notifications", large, "one-new");
-    report(
-        String.format(
-            Locale.ROOT,
-            "notifications, one new file at %,d files: time %.2fx of %,d",
-            large,
-            nLarge.seconds() / nSmall.seconds(),
-            small),
-        nLarge.seconds() <= TARGET * nSmall.seconds());
-    report(
-        String.format(
-            Locale.ROOT,
-            "notifications, one new file at %,d files: %d LIST on the" + " landing bucket",
-            large,
-            nLarge.s3().getOrDefault("LIST", 0L)),
-        nLarge.s3().getOrDefault("LIST", 0L) == 0);
-    report(
-        String.format(
-            Locale.ROOT,
-            "notifications, heap at %,d files %.2fx of %,d",
-            large,
-            (double) nLarge.heap() / nSmall.heap(),
-            small),
-        nLarge.heap() <= TARGET * nSmall.heap());
+    if (modes.contains("notifications")) {
+      Measured nSmall = find(all, "notifications", small, "one-new");
+      Measured nLarge = find(all, "notifications", large, "one-new");
+      report(
+          String.format(
+              Locale.ROOT,
+              "notifications, one new file at %,d files: time %.2fx of %,d",
+              large,
+              nLarge.seconds() / nSmall.seconds(),
+              small),
+          nLarge.seconds() <= TARGET * nSmall.seconds());
+      report(
+          String.format(
+              Locale.ROOT,
+              "notifications, one new file at %,d files: %d LIST on the" + " landing bucket",
+              large,
+              nLarge.s3().getOrDefault("LIST", 0L)),
+          nLarge.s3().getOrDefault("LIST", 0L) == 0);
+      report(
+          String.format(
+              Locale.ROOT,
+              "notifications, heap at %,d files %.2fx of %,d",
+              large,
+              (double) nLarge.heap() / nSmall.heap(),
+              small),
+          nLarge.heap() <= TARGET * nSmall.heap());
+    }
     for (String mode : List.of("listing-local", "listing-s3")) {
+      if (!modes.contains(mode)) {
+        continue;
+      }
       Measured lSmall = find(all, mode, small, "idle");
       Measured lLarge = find(all, mode, large, "idle");
       report(
