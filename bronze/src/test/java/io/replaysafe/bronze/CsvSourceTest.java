@@ -293,12 +293,10 @@ class CsvSourceTest extends SparkTestBase {
                 .schema("id BIGINT, name STRING")
                 .csv(bom.toString())
                 .orderBy("id"));
+    // The line break inside quotes is normalised to \n, by Spark's reader as by bronze.
     assertThat(rows(bronze().selectExpr("id", "name", "source_file_name").orderBy("id")))
-        .containsExactly(
-            "1|" + plain.get(0).split("\\|", 2)[1] + "|bom.csv",
-            "2|b|bom.csv",
-            "3|zipped|z.csv.gz");
-    assertThat(plain.get(0)).isEqualTo("1|two\nlines");
+        .containsExactly("1|two\nlines|bom.csv", "2|b|bom.csv", "3|zipped|z.csv.gz");
+    assertThat(plain).containsExactly("1|two\nlines", "2|b");
   }
 
   @Test
