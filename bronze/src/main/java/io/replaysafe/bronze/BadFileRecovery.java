@@ -54,6 +54,11 @@ final class BadFileRecovery {
    * other failure, or the same batch failing again and again, fails the run.
    */
   Skip afterFailedBatch(StreamingQueryException e) {
+    // A CSV header's new column is raised while Spark reads the file, so Spark names the file as
+    // unreadable; it is not, and checking it would not say so.
+    if (io.replaysafe.common.ErrorMessages.raisedOnPurpose(e) instanceof NewColumnException fresh) {
+      throw fresh;
+    }
     if (unreadableFile(e).isEmpty()) {
       throw BronzeErrors.runFailed(config, e);
     }
@@ -97,9 +102,11 @@ final class BadFileRecovery {
   /** Reads the file to its end as bronze reads its format; what went wrong, if anything. */
   private Optional<BadFiles.BadFile> check(Configuration conf, String file) {
     var format = config.source().fileFormat();
-    return format.selfDescribing()
-        ? FileSchemas.check(spark, format, file)
-        : BadFiles.check(conf, file, config.source().maxLineBytes());
+    return switch (format) {
+      case JSON -> BadFiles.check(conf, file, config.source().maxLineBytes());
+      case CSV -> CsvFileFormat.check(conf, file, config.source());
+      case PARQUET, AVRO -> FileSchemas.check(spark, format, file);
+    };
   }
 
   /**

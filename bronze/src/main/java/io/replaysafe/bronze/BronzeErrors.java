@@ -74,6 +74,26 @@ public final class BronzeErrors {
         path);
   }
 
+  /**
+   * A CSV record longer than {@code source.maxLineBytes} characters: a line, or the lines of one
+   * quoted value (an unterminated quote runs on to the end of the file).
+   */
+  static LineTooLongException csvRecordTooLong(String path, long limit) {
+    return new LineTooLongException(
+        "Cannot read "
+            + path
+            + ": a record is more than source.maxLineBytes ("
+            + limit
+            + ") characters long (a line, or the lines of one quoted value; an unterminated quote"
+            + " makes the rest of the file one value). Bronze never truncates a record: it skips"
+            + " the whole file and records it in the bad files. To ingest it, fix the file or raise"
+            + " source.maxLineBytes (and the heap with it; see the README, Big lines), then run"
+            + " 'replaysafe bad-files retry --paths "
+            + path
+            + " --by WHO --reason WHY'.",
+        path);
+  }
+
   /** The checkpoint remembers another source than the pipeline file names. */
   static ConfigException checkpointOfAnotherSource(
       String checkpoint, String property, Object was, String is) {
@@ -174,6 +194,24 @@ public final class BronzeErrors {
             + path
             + ": it holds no data files (or does not exist). Point --source at the directory"
             + " your JSON-lines files land in, with at least one file in it.");
+  }
+
+  /** {@code init} drafts from JSON lines only; the sample's files are named as another format's. */
+  static ConfigException draftNeedsJsonLines(String format, String file, String path) {
+    return new ConfigException(
+        "Cannot draft a pipeline from "
+            + path
+            + ": its files are "
+            + format
+            + " ("
+            + file
+            + "), and 'replaysafe init' drafts pipelines of JSON-lines files only. Write the"
+            + " pipeline file by hand with source.format: "
+            + format
+            + " and an explicit source.schema (bronze/README.md, Formats), then check it with"
+            + " 'replaysafe plan', which samples "
+            + format
+            + " files as the bronze job reads them.");
   }
 
   /** The sampled files hold no JSON object with fields to draft a schema from. */

@@ -11,6 +11,7 @@ import static org.apache.spark.sql.functions.size;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.config.SourceFormat;
 import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -20,9 +21,10 @@ import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
 /**
- * Bronze's rows from the source's lines: parsed against the schema (rescuing what does not fit,
- * keeping malformed lines) and stamped with the file they came from. The stream, the re-read of
- * retried bad files and {@code replaysafe plan}'s sample all parse here, so they cannot differ.
+ * Bronze's rows from the source's lines or records: parsed against the schema (rescuing what does
+ * not fit, keeping malformed lines and CSV records) and stamped with the file they came from. The
+ * stream, the re-read of retried bad files and {@code replaysafe plan}'s sample all parse here, so
+ * they cannot differ.
  */
 final class BronzeRows {
   private BronzeRows() {}
@@ -51,14 +53,17 @@ final class BronzeRows {
       boolean skipUnreadableFiles,
       List<String> skipWholeFiles) {
     SourceConfig source = config.source();
-    boolean selfDescribing = source.fileFormat().selfDescribing();
-    if (selfDescribing) {
-      RescuingFileFormat.requireReader(spark, source.fileFormat());
+    SourceFormat format = source.fileFormat();
+    if (format.selfDescribing()) {
+      RescuingFileFormat.requireReader(spark, format);
     }
     var reader =
-        (selfDescribing
-                ? RescuingFileFormat.readStream(spark, source)
-                : BoundedTextFormat.readStream(spark, source.maxLineBytes(), skipWholeFiles))
+        (switch (format) {
+              case JSON ->
+                  BoundedTextFormat.readStream(spark, source.maxLineBytes(), skipWholeFiles);
+              case CSV -> CsvFileFormat.readStream(spark, source, skipWholeFiles);
+              case PARQUET, AVRO -> RescuingFileFormat.readStream(spark, source);
+            })
             .options(source.options().sparkOptions())
             .option(BoundedTextFormat.BAD_FILES, BadFiles.pathFor(config))
             .option(BoundedTextFormat.PIPELINE, config.name());
@@ -66,7 +71,7 @@ final class BronzeRows {
       reader = reader.option("ignoreCorruptFiles", "true").option("ignoreMissingFiles", "true");
     }
     Dataset<Row> read = reader.load(source.path());
-    return (selfDescribing ? withProvenance(read, source) : parse(read, source))
+    return (format == SourceFormat.JSON ? parse(read, source) : withProvenance(read, source))
         .withColumn(Columns.INGESTED_AT, current_timestamp())
         .observe(
             BronzeIngest.METRICS,
@@ -89,8 +94,11 @@ final class BronzeRows {
    */
   static Dataset<Row> rows(SparkSession spark, SourceConfig source, List<String> files) {
     String[] paths = files.toArray(new String[0]);
-    if (!source.fileFormat().selfDescribing()) {
+    if (source.fileFormat() == SourceFormat.JSON) {
       return parse(BoundedTextFormat.read(spark, source.maxLineBytes()).load(paths), source);
+    }
+    if (source.fileFormat() == SourceFormat.CSV) {
+      return withProvenance(CsvFileFormat.read(spark, source).load(paths), source);
     }
     RescuingFileFormat.requireReader(spark, source.fileFormat());
     FileSchemas.Read schemas = FileSchemas.read(spark, source.fileFormat(), files);
@@ -102,9 +110,10 @@ final class BronzeRows {
   }
 
   /**
-   * Parquet and Avro rows, already mapped to the schema and rescued ({@link RescuingFileFormat}),
-   * with the JSON path's columns: no record of these formats is corrupt (a file that cannot be read
-   * is a bad file), so the corrupt-record columns are null.
+   * Rows already mapped to the schema and rescued, with the JSON path's columns. CSV rows carry
+   * their corrupt-record columns ({@link CsvFileFormat}); Parquet and Avro rows ({@link
+   * RescuingFileFormat}) have none: no record of these formats is corrupt (a file that cannot be
+   * read is a bad file), so those columns are null.
    */
   private static Dataset<Row> withProvenance(Dataset<Row> mapped, SourceConfig source) {
     List<Column> columns = new java.util.ArrayList<>();
@@ -112,8 +121,13 @@ final class BronzeRows {
       columns.add(quoted(name));
     }
     columns.add(quoted(source.rescuedDataColumn()));
-    columns.add(lit(null).cast(DataTypes.StringType).as(Columns.CORRUPT_RECORD));
-    columns.add(lit(null).cast(DataTypes.StringType).as(Columns.CORRUPT_RECORD_BASE64));
+    if (source.fileFormat() == SourceFormat.CSV) {
+      columns.add(col(Columns.CORRUPT_RECORD));
+      columns.add(col(Columns.CORRUPT_RECORD_BASE64));
+    } else {
+      columns.add(lit(null).cast(DataTypes.StringType).as(Columns.CORRUPT_RECORD));
+      columns.add(lit(null).cast(DataTypes.StringType).as(Columns.CORRUPT_RECORD_BASE64));
+    }
     columns.add(col("_metadata.file_path").as(Columns.SOURCE_FILE));
     columns.add(col("_metadata.file_name").as(Columns.SOURCE_FILE_NAME));
     columns.add(col("_metadata.file_size").as(Columns.SOURCE_FILE_SIZE));

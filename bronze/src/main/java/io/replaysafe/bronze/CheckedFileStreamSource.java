@@ -113,12 +113,12 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   }
 
   /**
-   * The source over {@code path}, reading with {@link BoundedTextFormat} (JSON lines) or {@link
-   * RescuingFileFormat} (Parquet, Avro). The batch's data source gets the options without {@code
-   * path}: Spark would then set {@code basePath} and add the directories' {@code key=value} names
-   * as partition columns, which bronze never reads (it keeps only the line and {@code _metadata}).
-   * A checkpoint written by Spark's file source is adopted here, on its first run after the upgrade
-   * ({@link FileState#adopt}).
+   * The source over {@code path}, reading with {@link BoundedTextFormat} (JSON lines), {@link
+   * CsvFileFormat} (CSV) or {@link RescuingFileFormat} (Parquet, Avro). The batch's data source
+   * gets the options without {@code path}: Spark would then set {@code basePath} and add the
+   * directories' {@code key=value} names as partition columns, which bronze never reads (it keeps
+   * only the line and {@code _metadata}). A checkpoint written by Spark's file source is adopted
+   * here, on its first run after the upgrade ({@link FileState#adopt}).
    *
    * @param metadataPath the checkpoint's {@code sources/0}
    * @param badFilesTable where lookup failures are recorded; without it they fail the batch
@@ -326,7 +326,11 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   }
 
   private FileFormat newFormat() {
-    return format.selfDescribing() ? new RescuingFileFormat() : new BoundedTextFormat();
+    return switch (format) {
+      case JSON -> new BoundedTextFormat();
+      case CSV -> new CsvFileFormat();
+      case PARQUET, AVRO -> new RescuingFileFormat();
+    };
   }
 
   /** The batch's options and, for Parquet and Avro, its files' schemas. */

@@ -132,7 +132,8 @@ final class FileSchemas {
           switch (format) {
             case PARQUET -> parquet(conf, path);
             case AVRO -> AvroFileSchemas.read(conf, path);
-            case JSON -> throw new IllegalArgumentException("JSON lines carry no schema");
+            case JSON, CSV ->
+                throw new IllegalArgumentException(format.key() + " files carry no schema");
           };
       return new Result(file, schema.json(), null, null);
     } catch (IOException | RuntimeException e) {

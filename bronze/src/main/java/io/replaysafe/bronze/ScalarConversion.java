@@ -141,7 +141,7 @@ final class ScalarConversion {
   }
 
   /** Overflow to infinity and underflow of a non-zero number to zero lose the value: rescued. */
-  private static boolean fitsInFloating(double value, String text) {
+  static boolean fitsInFloating(double value, String text) {
     if (Double.isInfinite(value)) {
       return false;
     }
@@ -159,7 +159,7 @@ final class ScalarConversion {
     return true;
   }
 
-  private static Object integral(long v, DataType type) {
+  static Object integral(long v, DataType type) {
     long min;
     long max;
     if (type instanceof LongType) {

@@ -68,8 +68,19 @@ public final class SourceSample {
     return new Newest(path, chosen.stream().map(PendingFile::path).sorted().toList(), bytes);
   }
 
-  /** Spark's own JSON schema inference over the sample, less the names bronze reserves. */
+  /**
+   * Spark's own JSON schema inference over the sample, less the names bronze reserves. A sample of
+   * files named as another format's ({@code .csv}, {@code .parquet}, ...) is refused, naming it:
+   * JSON inference would find nothing in them, and say only that.
+   */
   public static DraftSchema draftSchema(SparkSession spark, Newest sample) {
+    for (String file : sample.files()) {
+      formatByName(file)
+          .ifPresent(
+              format -> {
+                throw BronzeErrors.draftNeedsJsonLines(format, file, sample.path());
+              });
+    }
     StructType inferred = inferSchema(spark, sample.files());
     StructType schema = new StructType();
     List<String> dropped = new ArrayList<>();
@@ -84,6 +95,18 @@ public final class SourceSample {
       throw BronzeErrors.noSchemaInSample(sample.files().size(), sample.path());
     }
     return new DraftSchema(schema, dropped);
+  }
+
+  /** The format a file's name says it is in, when not JSON lines (codec extensions ignored). */
+  static java.util.Optional<String> formatByName(String file) {
+    String name = file.substring(file.lastIndexOf('/') + 1).toLowerCase(java.util.Locale.ROOT);
+    name = name.replaceFirst("\\.(gz|bz2|deflate|lz4|snappy|zst)$", "");
+    for (String format : List.of("csv", "tsv", "parquet", "avro")) {
+      if (name.endsWith("." + format)) {
+        return java.util.Optional.of("tsv".equals(format) ? "csv" : format);
+      }
+    }
+    return java.util.Optional.empty();
   }
 
   /** Spark's own JSON schema inference over the files, default options. */

@@ -34,14 +34,14 @@ import org.apache.spark.sql.types.VariantType;
  *
  * @param path directory of landed files: s3a://bucket/prefix/, a local directory or a file: URI
  * @param format {@code json} (JSON lines; .gz and other Hadoop codecs by file extension), {@code
- *     parquet} or {@code avro}: see {@link SourceFormat}
+ *     parquet}, {@code avro} or {@code csv}: see {@link SourceFormat}
  * @param schema Spark DDL, e.g. {@code "order_id BIGINT, status STRING"}
  * @param rescuedDataColumn where fields that do not fit the schema are kept
  * @param schemaEvolutionMode what a field the schema does not declare does
  * @param options Auto Loader option names, see {@link SourceOptions}
  * @param maxLineBytes the longest line bronze reads, in bytes without the line break; a file with a
  *     longer line is recorded as a bad file, never truncated, skipped silently or read into memory
- *     (JSON lines only: Parquet and Avro have no lines)
+ *     (JSON lines; for CSV, the longest record in characters; Parquet and Avro have no lines)
  * @param discovery how new files are found ({@code source.discovery}, {@code source.queueUrl},
  *     {@code source.backfillInterval})
  */
@@ -138,9 +138,9 @@ public record SourceConfig(
           String path,
       @Help(
               value =
-                  "The files' format: json (JSON lines; .gz, .bz2 and other Hadoop codecs by file extension), parquet or avro (Avro needs spark-avro on plain Spark).",
+                  "The files' format: json (JSON lines; .gz, .bz2 and other Hadoop codecs by file extension), parquet, avro (Avro needs spark-avro on plain Spark) or csv (options header, sep, quote, escape, encoding).",
               defaultValue = "json",
-              type = "json | parquet | avro")
+              type = "json | parquet | avro | csv")
           @JsonProperty("format")
           String format,
       @Help(
@@ -162,7 +162,7 @@ public record SourceConfig(
           SchemaEvolutionMode schemaEvolutionMode,
       @Help(
               value =
-                  "Auto Loader and file-source options (maxFilesPerTrigger, maxBytesPerTrigger, maxFileAge, pathGlobFilter, cleanSource, ...): see bronze/README.md, Auto Loader options.",
+                  "Auto Loader and file-source options (maxFilesPerTrigger, maxBytesPerTrigger, maxFileAge, pathGlobFilter, cleanSource, ...) and, for csv, header, sep, quote, escape and encoding: see bronze/README.md, Auto Loader options and Formats.",
               type = "mapping")
           @JsonProperty("options")
           Map<String, Object> options,
@@ -289,7 +289,16 @@ public record SourceConfig(
     if (maxLineBytes < 1 || maxLineBytes > MAX_LINE_BYTES_MAX) {
       throw maxLineBytesOutOfRange(maxLineBytes);
     }
-    format = SourceFormat.of(format).key();
+    SourceFormat fileFormat = SourceFormat.of(format);
+    format = fileFormat.key();
+    if (fileFormat != SourceFormat.CSV && !options.formatOptions().isEmpty()) {
+      throw ConfigErrors.rule(
+          "source.options."
+              + options.formatOptions().keySet().iterator().next()
+              + " is a CSV option, but source.format is "
+              + format,
+          "remove it, or set source.format: csv");
+    }
     if (rescuedDataColumn.isBlank()) {
       throw ConfigErrors.rule("source.rescuedDataColumn is blank", "omit it for _rescued_data");
     }
@@ -308,6 +317,30 @@ public record SourceConfig(
                 throw ConfigErrors.reservedName("source.schema", field.name(), clash);
               });
       checkSupported(field.name(), field.dataType());
+      if (fileFormat == SourceFormat.CSV) {
+        checkCsv(field.name(), field.dataType());
+      }
+    }
+  }
+
+  /**
+   * A CSV value is text: bronze types it as Spark's CSV reader does, which has no nested types and
+   * reads VARIANT by guessing a type per file; such columns are refused when the config is loaded.
+   */
+  private static void checkCsv(String name, DataType type) {
+    if (type instanceof StructType
+        || type instanceof ArrayType
+        || type instanceof MapType
+        || type instanceof VariantType) {
+      throw ConfigErrors.rule(
+          "source.schema column '"
+              + name
+              + "' has type "
+              + type.sql()
+              + ", which bronze cannot read from CSV (source.format: csv): a CSV value is flat text",
+          "declare it STRING and parse it in silver. Supported for csv: BOOLEAN, TINYINT,"
+              + " SMALLINT, INT, BIGINT, FLOAT, DOUBLE, DECIMAL(p,s), STRING, BINARY, DATE,"
+              + " TIMESTAMP, TIMESTAMP_NTZ");
     }
   }
 

@@ -17,7 +17,13 @@ public enum SourceFormat {
    * Databricks ships and plain Spark does not: add {@code --packages
    * org.apache.spark:spark-avro_2.13:<spark version>}).
    */
-  AVRO("avro");
+  AVRO("avro"),
+  /**
+   * Delimited text with a header line ({@code source.options}: {@code header}, {@code sep}, {@code
+   * quote}, {@code escape}, {@code encoding}: see {@link CsvOptions}), tokenized by Spark's CSV
+   * parser; .gz and other Hadoop codecs by file extension.
+   */
+  CSV("csv");
 
   private final String key;
 
@@ -32,7 +38,7 @@ public enum SourceFormat {
 
   /** True for the formats whose files carry their own schema (Parquet, Avro). */
   public boolean selfDescribing() {
-    return this != JSON;
+    return this == PARQUET || this == AVRO;
   }
 
   /** The format named by {@code source.format} (case ignored). */
@@ -47,7 +53,6 @@ public enum SourceFormat {
                     "source.format",
                     value,
                     "is not supported",
-                    "give json (JSON lines), parquet or avro; csv is not supported yet"
-                        + " (bronze/README.md, Formats)"));
+                    "give json (JSON lines), parquet, avro or csv (bronze/README.md, Formats)"));
   }
 }

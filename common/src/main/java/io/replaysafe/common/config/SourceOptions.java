@@ -10,8 +10,10 @@ import java.util.Set;
  * the Spark file source cannot honour is rejected here with the reason, never silently ignored.
  *
  * @param sparkOptions the options handed to {@code DataStreamReader.options}
+ * @param formatOptions the CSV options ({@link CsvOptions#KEYS}) as written, without the {@code
+ *     cloudFiles.} prefix: bronze reads them for a csv source, and refuses them for another format
  */
-public record SourceOptions(Map<String, String> sparkOptions) {
+public record SourceOptions(Map<String, String> sparkOptions, Map<String, String> formatOptions) {
 
   /**
    * "No limit", in practice: 100 years. Not Long.MAX_VALUE, because Spark subtracts it from the
@@ -50,6 +52,7 @@ public record SourceOptions(Map<String, String> sparkOptions) {
 
   public static SourceOptions of(Map<String, String> raw) {
     Map<String, String> spark = new LinkedHashMap<>();
+    Map<String, String> format = new LinkedHashMap<>();
     for (Map.Entry<String, String> option : raw.entrySet()) {
       String name = option.getKey();
       String value = option.getValue();
@@ -60,6 +63,8 @@ public record SourceOptions(Map<String, String> sparkOptions) {
       String key = name.startsWith("cloudFiles.") ? name.substring("cloudFiles.".length()) : name;
       if (PASSED_THROUGH.contains(key)) {
         spark.put(key, value);
+      } else if (CsvOptions.KEYS.contains(key)) {
+        format.put(key, value);
       } else if ("includeExistingFiles".equals(key)) {
         if (!"true".equalsIgnoreCase(value)) {
           throw ConfigErrors.notSupported(
@@ -74,7 +79,8 @@ public record SourceOptions(Map<String, String> sparkOptions) {
             "source.options." + name + " is unknown",
             "supported options are "
                 + new java.util.TreeSet<>(PASSED_THROUGH)
-                + " and includeExistingFiles");
+                + ", includeExistingFiles and, for csv, "
+                + new java.util.TreeSet<>(CsvOptions.KEYS));
       }
     }
     // Auto Loader discovers files in nested directories (dated prefixes); Spark's file source only
@@ -97,10 +103,24 @@ public record SourceOptions(Map<String, String> sparkOptions) {
           "source.options.cleanSource: archive needs source.options.sourceArchiveDir",
           "add it: the directory that processed files move to");
     }
-    return new SourceOptions(spark);
+    if (!format.isEmpty()) {
+      CsvOptions.of(format); // checked now, whatever the format: a typo fails at load
+    }
+    return new SourceOptions(spark, format);
+  }
+
+  /** Options without CSV options. */
+  public SourceOptions(Map<String, String> sparkOptions) {
+    this(sparkOptions, Map.of());
   }
 
   public SourceOptions {
     sparkOptions = Collections.unmodifiableMap(new LinkedHashMap<>(sparkOptions));
+    formatOptions = Collections.unmodifiableMap(new LinkedHashMap<>(formatOptions));
+  }
+
+  /** How a csv source is tokenized: {@link #formatOptions}, defaults for the rest. */
+  public CsvOptions csv() {
+    return CsvOptions.of(formatOptions);
   }
 }
