@@ -9,12 +9,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Row;
@@ -141,7 +141,10 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       String pipeline,
       SourceFormat format) {
     SparkSession spark = (SparkSession) session;
-    Map<String, String> withoutPath = new LinkedHashMap<>();
+    // Spark hands a source its options in a case-insensitive map whose keys come out lowercased
+    // ("maxfilespertrigger"): read by their names, maxFilesPerTrigger, cleanSource and the rest
+    // went unseen. Looked up as Spark looks them up.
+    Map<String, String> withoutPath = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     String path = null;
     for (Map.Entry<String, String> option : options.entrySet()) {
       if (option.getKey().equalsIgnoreCase("path")) {

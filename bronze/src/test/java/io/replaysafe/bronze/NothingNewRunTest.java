@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.testing.SparkTestBase;
+import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -189,5 +190,30 @@ class NothingNewRunTest extends SparkTestBase {
     assertThat(next).extracting(BronzeResult::files, BronzeResult::rows).containsExactly(1L, 1L);
     assertThat(bronzeRows()).containsExactly("a.json|1", "b.json|2");
     assertThat(fileState(config())).containsExactly("a.json|ingested|0", "b.json|ingested|1");
+  }
+
+  /**
+   * The source plans from the run's look with its own limits: {@code maxFilesPerTrigger: 1} takes
+   * the two new files in two batches, oldest first. Spark hands the source its options with their
+   * keys lowercased; before the source looked them up case-insensitively, both went in one batch.
+   */
+  @Test
+  void theQueryPlansTheLooksFilesWithTheSourcesLimits() throws IOException {
+    PipelineConfig oneAtATime = config("  options: {maxFilesPerTrigger: 1}\n");
+    land("a.json", "{\"order_id\":1,\"status\":\"Created\"}");
+    run(oneAtATime);
+    land("c.json", "{\"order_id\":3,\"status\":\"Created\"}");
+    land("b.json", "{\"order_id\":2,\"status\":\"Created\"}");
+    File c = dir.resolve("landing/c.json").toFile();
+    assertThat(c.setLastModified(c.lastModified() - 60_000)).isTrue();
+
+    BronzeResult next = run(oneAtATime);
+
+    assertThat(starts.names()).containsExactly(QUERY);
+    assertThat(next)
+        .extracting(BronzeResult::batches, BronzeResult::files, BronzeResult::rows)
+        .containsExactly(2L, 2L, 2L);
+    assertThat(fileState(oneAtATime))
+        .containsExactly("a.json|ingested|0", "b.json|ingested|2", "c.json|ingested|1");
   }
 }
