@@ -11,6 +11,7 @@ import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.conf.Configuration;
@@ -29,7 +30,8 @@ import org.slf4j.LoggerFactory;
  * the bronze Delta table under the pipeline's own checkpoint. The Delta sink commits each
  * micro-batch with the query id and batch id, so a batch replayed after a crash is not appended
  * twice. The rows are {@link BronzeRows}', the table {@link BronzeTable}'s; what to do about a file
- * that cannot be read is {@link BadFileRecovery}'s. This class runs the query and sums it up.
+ * that cannot be read is {@link BadFileRecovery}'s. This class runs the query and sums it up; an
+ * {@code availableNow} run that finds nothing new does not start it ({@link FirstLook}).
  */
 public final class BronzeIngest {
   private static final Logger LOG = LoggerFactory.getLogger(BronzeIngest.class);
@@ -84,15 +86,27 @@ public final class BronzeIngest {
     List<StreamingQuery> runs;
     DiscoveryCounts counts;
     try (FileDiscovery discovery = Discoveries.open(config, spark)) {
-      Discoveries.register(
-          checkpoint,
-          continuous == null ? discovery : new TurnTakingDiscovery(discovery, continuous));
-      try {
-        runs = runUntilCaughtUp(recovery);
-      } finally {
-        Discoveries.unregister(checkpoint);
+      Optional<FirstLook> look = lookFirst(discovery, reingested, committedBefore);
+      OptionalLong committedAfter;
+      if (look.isPresent() && look.get().nothingNew()) {
+        LOG.info(
+            "Bronze {}: nothing new after batch {}; its query is not started",
+            config.name(),
+            look.get().after());
+        runs = List.of();
+        committedAfter = committedBefore;
+      } else {
+        Discoveries.register(
+            checkpoint,
+            continuous == null ? discovery : new TurnTakingDiscovery(discovery, continuous),
+            look);
+        try {
+          runs = runUntilCaughtUp(recovery);
+        } finally {
+          Discoveries.unregister(checkpoint);
+        }
+        committedAfter = lastCommitted(hadoop, checkpoint);
       }
-      OptionalLong committedAfter = lastCommitted(hadoop, checkpoint);
       recordCommitted(committedBefore, committedAfter, checkpoint);
       cleanLastBatch(committedBefore, committedAfter, badFiles);
       discovery.committed();
@@ -121,6 +135,27 @@ public final class BronzeIngest {
     // Crash matrix only (no-op unless armed): bronze committed, silver not started.
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_CHECKPOINT_COMMIT);
     return result;
+  }
+
+  /**
+   * The run's look for new files before it starts its query ({@link FirstLook}). Only an {@code
+   * availableNow} run looks: a continuous run's query keeps looking, trigger after trigger. A run
+   * that re-read retried bad files starts its query as before: it is no idle run, the one this look
+   * saves the query's start for.
+   */
+  private Optional<FirstLook> lookFirst(
+      FileDiscovery discovery, long reingested, OptionalLong committedBefore) {
+    if (continuous != null || reingested > 0) {
+      return Optional.empty();
+    }
+    try {
+      spark
+          .sparkContext()
+          .setJobGroup("replaysafe-bronze-" + config.name(), "bronze " + config.name(), false);
+      return FirstLook.take(spark, config, discovery, committedBefore);
+    } finally {
+      spark.sparkContext().clearJobGroup();
+    }
   }
 
   /**

@@ -9,12 +9,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Row;
@@ -89,6 +89,12 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   /** Whether files recorded in a batch Spark never planned (a stop in between) were removed. */
   private boolean unplannedForgotten;
 
+  /**
+   * The run's look for new files before it started this query ({@link FirstLook}), until the first
+   * batch is planned; null when it took none.
+   */
+  private FirstLook look;
+
   private CheckedFileStreamSource(
       SparkSession spark,
       StructType schema,
@@ -99,7 +105,8 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       BatchLimits limits,
       SourceCleaner cleaner,
       SourceFormat format,
-      boolean committedBatchReplay) {
+      boolean committedBatchReplay,
+      FirstLook look) {
     this.spark = spark;
     this.schema = schema;
     this.batchOptions = Map.copyOf(batchOptions);
@@ -110,6 +117,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     this.cleaner = cleaner;
     this.format = format;
     this.committedBatchReplay = committedBatchReplay;
+    this.look = look;
   }
 
   /**
@@ -133,7 +141,10 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       String pipeline,
       SourceFormat format) {
     SparkSession spark = (SparkSession) session;
-    Map<String, String> withoutPath = new LinkedHashMap<>();
+    // Spark hands a source its options in a case-insensitive map whose keys come out lowercased
+    // ("maxfilespertrigger"): read by their names, maxFilesPerTrigger, cleanSource and the rest
+    // went unseen. Looked up as Spark looks them up.
+    Map<String, String> withoutPath = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
     String path = null;
     for (Map.Entry<String, String> option : options.entrySet()) {
       if (option.getKey().equalsIgnoreCase("path")) {
@@ -148,7 +159,14 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     Configuration conf = spark.sessionState().newHadoopConf();
     String checkpoint = new Path(metadataPath).getParent().getParent().toString();
     FileState state = FileState.of(spark, checkpoint);
-    adoptIfNeeded(conf, checkpoint, state, pipeline);
+    // A run's look was taken on a file state that exists, after the last planned batch, which
+    // committed (FirstLook): nothing to adopt, and Spark replays that committed batch.
+    Optional<FirstLook> look = Discoveries.takeFirstLook(checkpoint);
+    if (look.isEmpty()) {
+      adoptIfNeeded(conf, checkpoint, state, pipeline);
+    }
+    boolean committedBatchReplay =
+        look.isPresent() ? look.get().after() >= 0 : lastBatchCommitted(conf, checkpoint);
     String sourcePath = path;
     FileDiscovery discovery =
         Discoveries.forCheckpoint(checkpoint)
@@ -166,7 +184,8 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
         BatchLimits.of(withoutPath),
         new SourceCleaner(conf, withoutPath),
         format,
-        lastBatchCommitted(conf, checkpoint));
+        committedBatchReplay,
+        look.orElse(null));
   }
 
   /**
@@ -210,14 +229,16 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   public org.apache.spark.sql.connector.read.streaming.Offset latestOffset(
       org.apache.spark.sql.connector.read.streaming.Offset start, ReadLimit limit) {
     long last = start == null ? -1 : BatchOffset.of(start);
+    List<FileState.Discovered> looked = lookedAfter(last);
     if (!unplannedForgotten) {
-      if (state.lastPlanned().orElse(-1) > last) {
+      // The look found no batch after the last planned one to forget.
+      if (looked == null && state.lastPlanned().orElse(-1) > last) {
         state.forgetAfter(last);
       }
       unplannedForgotten = true;
     }
     if (remaining == null || !availableNow) {
-      remaining = new ArrayDeque<>(newFiles(last));
+      remaining = new ArrayDeque<>(looked != null ? looked : newFiles(last));
     }
     List<FileState.Discovered> next = limits.take(remaining);
     if (next.isEmpty()) {
@@ -231,13 +252,29 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
 
   /** The discovery's candidates that no planned batch holds, in the order they are taken. */
   private List<FileState.Discovered> newFiles(long lastPlanned) {
-    List<FileState.Discovered> fresh =
-        new ArrayList<>(state.notPlanned(discovery.discover(), lastPlanned, limits.byName()));
-    if (limits.maxFileAgeMs() != null) {
-      limits.dropTooOld(fresh, state.newestModification());
+    return NewFiles.among(discovery.discover(), lastPlanned, state, limits);
+  }
+
+  /**
+   * The run's look, once, when this query's first batch follows the batch it was taken after;
+   * otherwise null (and the look is dropped): the source then discovers as it always does.
+   */
+  private List<FileState.Discovered> lookedAfter(long last) {
+    FirstLook taken = look;
+    look = null;
+    if (taken == null) {
+      return null;
     }
-    fresh.sort(limits.order());
-    return fresh;
+    if (taken.after() != last) {
+      LOG.warn(
+          "Bronze source {} starts after batch {}, its run looked for new files after batch {}:"
+              + " discovering again",
+          state.path(),
+          last,
+          taken.after());
+      return null;
+    }
+    return taken.files();
   }
 
   @Override

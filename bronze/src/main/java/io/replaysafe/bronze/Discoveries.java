@@ -11,10 +11,13 @@ import org.apache.spark.sql.SparkSession;
 /**
  * The discovery of each bronze run under way, by checkpoint: Spark creates the source itself, from
  * string options, so the run hands the source its discovery here, and takes it back when its query
- * stopped (to let the notifications of committed batches go).
+ * stopped (to let the notifications of committed batches go). A run that looked for new files
+ * before it started its query hands over that look too ({@link FirstLook}), for the first source
+ * created.
  */
 final class Discoveries {
   private static final Map<String, FileDiscovery> RUNNING = new ConcurrentHashMap<>();
+  private static final Map<String, FirstLook> LOOKS = new ConcurrentHashMap<>();
 
   private Discoveries() {}
 
@@ -30,8 +33,18 @@ final class Discoveries {
     return NotificationDiscovery.open(config, spark);
   }
 
-  static void register(String checkpoint, FileDiscovery discovery) {
+  /** The run's discovery, and its look for new files when it took one. */
+  static void register(String checkpoint, FileDiscovery discovery, Optional<FirstLook> look) {
     RUNNING.put(key(checkpoint), discovery);
+    look.ifPresent(l -> LOOKS.put(key(checkpoint), l));
+  }
+
+  /**
+   * The run's look, to the first source that asks: the queries a run starts after its first (the
+   * recovery of a batch that failed on a bad file) start after another batch, and discover anew.
+   */
+  static Optional<FirstLook> takeFirstLook(String checkpoint) {
+    return Optional.ofNullable(LOOKS.remove(key(checkpoint)));
   }
 
   static Optional<FileDiscovery> forCheckpoint(String checkpoint) {
@@ -40,6 +53,7 @@ final class Discoveries {
 
   static void unregister(String checkpoint) {
     RUNNING.remove(key(checkpoint));
+    LOOKS.remove(key(checkpoint));
   }
 
   private static String key(String checkpoint) {

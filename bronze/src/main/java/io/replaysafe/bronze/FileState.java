@@ -104,6 +104,17 @@ public final class FileState {
         .execute();
   }
 
+  /**
+   * The table's latest rows for a run's own questions, or empty before it exists. Read from the
+   * files its latest checksum lists ({@link DeltaTables#readSmall}), the same rows as Delta's read:
+   * Delta's read would first rebuild the table's state from every commit since its last checkpoint
+   * (on S3 a HEAD and a GET per commit file, up to ten), for each of a run's 4 to 6 questions,
+   * since each commit of the run makes a new version.
+   */
+  private Optional<Dataset<Row>> rows() {
+    return DeltaTables.readSmallIfExists(spark, path);
+  }
+
   /** The table as it is, for {@code replaysafe files}. */
   public Dataset<Row> read() {
     return spark.read().format("delta").load(path);
@@ -117,11 +128,12 @@ public final class FileState {
    * @param byName compare file names only ({@code fileNameOnly})
    */
   List<Discovered> notPlanned(List<Discovered> candidates, long lastPlanned, boolean byName) {
-    if (candidates.isEmpty() || !exists()) {
+    Optional<Dataset<Row>> rows = candidates.isEmpty() ? Optional.empty() : rows();
+    if (rows.isEmpty()) {
       return candidates;
     }
     Dataset<Row> found = candidatesFrame(candidates);
-    Dataset<Row> planned = read().where(col("batch_id").leq(lastPlanned)).select("path");
+    Dataset<Row> planned = rows.get().where(col("batch_id").leq(lastPlanned)).select("path");
     Column join =
         byName
             ? fileName(found.col("path")).equalTo(fileName(planned.col("path")))
@@ -178,10 +190,11 @@ public final class FileState {
 
   /** The highest batch any file is recorded in, if any. */
   OptionalLong lastPlanned() {
-    if (!exists()) {
+    Optional<Dataset<Row>> rows = rows();
+    if (rows.isEmpty()) {
       return OptionalLong.empty();
     }
-    Row r = read().agg(max(col("batch_id"))).first();
+    Row r = rows.get().agg(max(col("batch_id"))).first();
     return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getLong(0));
   }
 
@@ -195,10 +208,11 @@ public final class FileState {
 
   /** The files planned into batches after {@code after} up to {@code upTo}, in path order. */
   List<String> filesOf(long after, long upTo) {
-    if (!exists()) {
+    Optional<Dataset<Row>> rows = rows();
+    if (rows.isEmpty()) {
       return List.of();
     }
-    return read()
+    return rows.get()
         .where(col("batch_id").gt(after).and(col("batch_id").leq(upTo)))
         .select("path")
         .orderBy("path")
@@ -208,10 +222,11 @@ public final class FileState {
 
   /** The newest modification time of any file seen, for {@code maxFileAge}. */
   OptionalLong newestModification() {
-    if (!exists()) {
+    Optional<Dataset<Row>> rows = rows();
+    if (rows.isEmpty()) {
       return OptionalLong.empty();
     }
-    Row r = read().agg(max(col("modification_time"))).first();
+    Row r = rows.get().agg(max(col("modification_time"))).first();
     return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getTimestamp(0).getTime());
   }
 

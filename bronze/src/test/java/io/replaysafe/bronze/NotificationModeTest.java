@@ -158,6 +158,59 @@ class NotificationModeTest extends SparkTestBase {
             "c.json|ingested|notification|1");
   }
 
+  /**
+   * A run with nothing new starts no query, yet does what a run does when its query stopped: the
+   * duplicate notification and the test event are deleted, the backfill that was due is recorded.
+   * The next run with a new file reads the queue once (its query plans from the run's look): two
+   * receives, the second finding the queue empty, and one delete.
+   */
+  @Test
+  void aRunWithNothingNewStartsNoQueryYetDeletesItsMessagesAndRecordsItsBackfill()
+      throws Exception {
+    PipelineConfig often = config("  backfillInterval: 1 second\n");
+    land("landing/a.json", "{\"order_id\":1,\"status\":\"Created\"}", true);
+    BronzeResult first = BronzeIngest.from(often, spark).execute();
+    assertThat(first.files()).isEqualTo(1);
+    queue.notifyCreated(BUCKET, key("landing/a.json"), 36, "etag-a"); // delivered again
+    queue.send(SqsQueue.testEvent(BUCKET));
+    Thread.sleep(1100); // the backfill is due again
+    Instant idleStarted = Instant.now();
+
+    BronzeResult idle;
+    try (QueryStarts starts = QueryStarts.listen(spark)) {
+      idle = BronzeIngest.from(often, spark).execute();
+      assertThat(starts.names()).as("queries started by a run with nothing new").isEmpty();
+    }
+
+    assertThat(idle)
+        .extracting(BronzeResult::files, BronzeResult::rows, BronzeResult::bronzeVersion)
+        .containsExactly(0L, 0L, first.bronzeVersion());
+    assertThat(idle.discovery())
+        .usingRecursiveComparison()
+        .ignoringFields("sqsCalls")
+        .isEqualTo(new DiscoveryCounts(1, 1, 0, 0, 0, true, 0));
+    assertThat(queue.depth()).isZero();
+    String checkpoint = zone.root() + "/" + run + "/checkpoint";
+    assertThat(FileState.of(spark, checkpoint).lastBackfill())
+        .hasValueSatisfying(at -> assertThat(at).isAfterOrEqualTo(idleStarted));
+
+    PipelineConfig daily = config("");
+    land("landing/b.json", "{\"order_id\":2,\"status\":\"Shipped\"}", true);
+    BronzeResult next;
+    try (QueryStarts starts = QueryStarts.listen(spark)) {
+      next = BronzeIngest.from(daily, spark).execute();
+      assertThat(starts.names()).containsExactly("replaysafe_bronze_orders");
+    }
+    assertThat(next).extracting(BronzeResult::files, BronzeResult::rows).containsExactly(1L, 1L);
+    assertThat(next.discovery())
+        .extracting(DiscoveryCounts::notifications, DiscoveryCounts::backfill)
+        .containsExactly(1L, false);
+    assertThat(next.discovery().sqsCalls()).isEqualTo(3);
+    assertThat(queue.depth()).isZero();
+    assertThat(files(daily))
+        .containsExactly("a.json|ingested|notification|1", "b.json|ingested|notification|1");
+  }
+
   @Test
   void keepsTheMessageOfAFileWhoseBatchDidNotCommit() throws InterruptedException {
     PipelineConfig strict = config("  schemaEvolutionMode: failOnNewColumns\n");

@@ -128,7 +128,18 @@ public final class DeltaTables {
    * internal classes differ from open-source Delta's, this is Delta's own read.
    */
   public static Dataset<Row> readSmall(SparkSession spark, String path) {
-    Snapshot snapshot = latest(spark, path);
+    return readSmall(spark, path, latest(spark, path));
+  }
+
+  /**
+   * As {@link #readSmall(SparkSession, String)}, or empty when there is no table at {@code path}:
+   * one look at the log answers both.
+   */
+  public static Optional<Dataset<Row>> readSmallIfExists(SparkSession spark, String path) {
+    return snapshot(spark, path).map(s -> readSmall(spark, path, s));
+  }
+
+  private static Dataset<Row> readSmall(SparkSession spark, String path, Snapshot snapshot) {
     List<String> files;
     try {
       files = listedPlainFiles(snapshot);

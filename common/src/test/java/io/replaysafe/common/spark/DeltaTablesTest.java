@@ -122,6 +122,24 @@ class DeltaTablesTest extends SparkTestBase {
   }
 
   @Test
+  void readSmallIfExistsIsEmptyWithoutATableAndGivesDeltasRowsWithOne() {
+    String missing = dir.resolve("missing").toString();
+    assertThat(DeltaTables.readSmallIfExists(spark, missing)).isEmpty();
+
+    String path = table();
+    append(path, 5L, 6L);
+    DeltaLog.clearCache();
+    assertThat(
+            DeltaTables.readSmallIfExists(spark, path)
+                .orElseThrow()
+                .select("id")
+                .orderBy("id")
+                .as(Encoders.LONG())
+                .collectAsList())
+        .containsExactly(5L, 6L);
+  }
+
+  @Test
   void aDeletionVectorMakesItDeltasOwnRead() {
     String path = table();
     spark.sql(

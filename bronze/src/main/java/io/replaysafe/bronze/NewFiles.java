@@ -1,0 +1,32 @@
+package io.replaysafe.bronze;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Which of a discovery's candidates are new after a planned batch, in the order batches take them:
+ * those no batch up to it holds ({@link FileState#notPlanned}), less those {@code maxFileAge} finds
+ * too old, ordered by {@link BatchLimits#order}. Decided here only: the source asks before it plans
+ * ({@link CheckedFileStreamSource}) and a run asks before it starts its query ({@link FirstLook}),
+ * and a run that found nothing new must be right that the source would have found nothing either.
+ */
+final class NewFiles {
+  private NewFiles() {}
+
+  /**
+   * @param lastPlanned the batch the next one follows; -1 before the first
+   */
+  static List<FileState.Discovered> among(
+      List<FileState.Discovered> candidates,
+      long lastPlanned,
+      FileState state,
+      BatchLimits limits) {
+    List<FileState.Discovered> fresh =
+        new ArrayList<>(state.notPlanned(candidates, lastPlanned, limits.byName()));
+    if (limits.maxFileAgeMs() != null) {
+      limits.dropTooOld(fresh, state.newestModification());
+    }
+    fresh.sort(limits.order());
+    return fresh;
+  }
+}
