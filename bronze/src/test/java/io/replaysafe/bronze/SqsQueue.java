@@ -17,9 +17,10 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 /**
  * A real SQS protocol endpoint in this JVM (ElasticMQ) with one queue, and the S3 event
  * notifications S3 would send to it, written as AWS documents them (event structure version 2.1):
- * S3Proxy sends none, so the tests publish them.
+ * S3Proxy sends none, so the tests publish them. Public for the CLI's crash matrix, whose
+ * notification-mode scenario publishes the same documents.
  */
-final class SqsQueue implements AutoCloseable {
+public final class SqsQueue implements AutoCloseable {
   private final SQSRestServer server;
   private final SqsClient sqs;
   private final String url;
@@ -32,7 +33,7 @@ final class SqsQueue implements AutoCloseable {
   }
 
   /** A queue whose messages come back {@code visibilitySeconds} after a receive not deleted. */
-  static SqsQueue start(String name, int visibilitySeconds) {
+  public static SqsQueue start(String name, int visibilitySeconds) {
     SQSRestServer server =
         SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
     int port = server.waitUntilStarted().localAddress().getPort();
@@ -52,12 +53,12 @@ final class SqsQueue implements AutoCloseable {
     return new SqsQueue(server, sqs, endpoint + "/000000000000/" + name);
   }
 
-  String url() {
+  public String url() {
     return url;
   }
 
   /** What S3 sends for {@code s3:ObjectCreated:Put} of {@code key}. */
-  static String objectCreated(
+  public static String objectCreated(
       String bucket, String key, long size, String etag, Instant at, String sequencer) {
     return "{\"Records\":[{\"eventVersion\":\"2.1\",\"eventSource\":\"aws:s3\","
         + "\"awsRegion\":\"us-east-1\",\"eventTime\":\""
@@ -88,7 +89,7 @@ final class SqsQueue implements AutoCloseable {
   }
 
   /** What S3 sends for {@code s3:ObjectRemoved:Delete}. */
-  static String objectRemoved(String bucket, String key, Instant at) {
+  public static String objectRemoved(String bucket, String key, Instant at) {
     return "{\"Records\":[{\"eventVersion\":\"2.1\",\"eventSource\":\"aws:s3\","
         + "\"awsRegion\":\"us-east-1\",\"eventTime\":\""
         + at
@@ -111,7 +112,7 @@ final class SqsQueue implements AutoCloseable {
   }
 
   /** What S3 sends when a notification configuration is saved. */
-  static String testEvent(String bucket) {
+  public static String testEvent(String bucket) {
     return "{\"Service\":\"Amazon S3\",\"Event\":\"s3:TestEvent\",\"Time\":\"2026-12-01T15:57:02.089Z\","
         + "\"Bucket\":\""
         + bucket
@@ -120,7 +121,7 @@ final class SqsQueue implements AutoCloseable {
   }
 
   /** S3 URL-encodes the key in a notification, a space as '+', slashes kept. */
-  static String encodeKey(String key) {
+  public static String encodeKey(String key) {
     List<String> parts = new ArrayList<>();
     for (String part : key.split("/", -1)) {
       parts.add(URLEncoder.encode(part, StandardCharsets.UTF_8));
@@ -128,17 +129,17 @@ final class SqsQueue implements AutoCloseable {
     return String.join("/", parts);
   }
 
-  void notifyCreated(String bucket, String key, long size, String etag) {
+  public void notifyCreated(String bucket, String key, long size, String etag) {
     send(
         objectCreated(bucket, key, size, etag, Instant.now(), String.format("%018X", sequencer++)));
   }
 
-  void send(String body) {
+  public void send(String body) {
     sqs.sendMessage(b -> b.queueUrl(url).messageBody(body));
   }
 
   /** Messages on the queue, visible or in flight. */
-  long depth() {
+  public long depth() {
     var attributes =
         sqs.getQueueAttributes(
                 b ->
@@ -151,7 +152,7 @@ final class SqsQueue implements AutoCloseable {
         + Long.parseLong(attributes.get("ApproximateNumberOfMessagesNotVisible"));
   }
 
-  void purge() {
+  public void purge() {
     sqs.purgeQueue(b -> b.queueUrl(url));
   }
 

@@ -14,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -26,11 +27,56 @@ import org.apache.spark.sql.SparkSession;
  * owns must equal the fault-free run's, except run ids, timestamps and the temporary directory.
  */
 final class CrashMatrix {
-  /** One step: a file landed first (or none), then one CLI command. */
-  record Step(String name, List<String> delivery, Function<Pipeline, List<String>> command) {}
+  /**
+   * One step: a file landed first (or none), then one CLI command. {@code arrival}, when not null,
+   * is what reaches the source instead of {@code delivery} in the landing directory: objects put on
+   * S3 and their notifications sent, say.
+   */
+  record Step(
+      String name,
+      List<String> delivery,
+      Function<Pipeline, List<String>> command,
+      Consumer<Pipeline> arrival) {
+    Step(String name, List<String> delivery, Function<Pipeline, List<String>> command) {
+      this(name, delivery, command, null);
+    }
+  }
 
-  /** A pipeline directory with its pipeline file. */
-  record Pipeline(SparkSession spark, Path dir, Path file) {
+  /**
+   * What a pipeline reaches outside its directory: nothing for a local one ({@link #LOCAL}); an S3
+   * landing zone and an SQS queue in notification mode.
+   */
+  interface Endpoints {
+    Endpoints LOCAL = new Endpoints() {};
+
+    /** The environment a child JVM needs to reach them: their credentials. */
+    default Map<String, String> childEnvironment() {
+      return Map.of();
+    }
+
+    /**
+     * The URI prefix under which the rows name the pipeline's files when it is not the pipeline
+     * directory (null then): replaced like the directory, so two pipelines' rows compare.
+     */
+    default String landing() {
+      return null;
+    }
+
+    /**
+     * Called once the crashed child is dead, before the rerun: waits until what the child took is
+     * back. A queue's message received and not deleted returns only after its visibility timeout; a
+     * rerun before that would find its file on a later run, in another batch than the fault-free
+     * run's.
+     */
+    default void afterCrash() throws InterruptedException {}
+  }
+
+  /** A pipeline directory with its pipeline file, and what it reaches outside the directory. */
+  record Pipeline(SparkSession spark, Path dir, Path file, Endpoints endpoints) {
+    Pipeline(SparkSession spark, Path dir, Path file) {
+      this(spark, dir, file, Endpoints.LOCAL);
+    }
+
     String path(String name) {
       return dir.resolve(name).toString();
     }
@@ -121,6 +167,7 @@ final class CrashMatrix {
         .as("the child running step '%s' must die at %s; its log: %s", step.name(), point, log)
         .isEqualTo(CrashPoints.EXIT_CODE);
     assertThat(Files.readString(log)).contains("crash point " + point + " reached");
+    p.endpoints().afterCrash();
     if (between != null) {
       deliver(p, -1, between);
       runCommand(between, between.command().apply(p));
@@ -156,7 +203,9 @@ final class CrashMatrix {
    * a step inserted names every other delivery, and so every bronze row's source file, the same.
    */
   private static void deliver(Pipeline p, int index, Step step) throws IOException {
-    if (!step.delivery().isEmpty()) {
+    if (step.arrival() != null) {
+      step.arrival().accept(p);
+    } else if (!step.delivery().isEmpty()) {
       Path file =
           p.dir().resolve("landing").resolve("step-" + step.name().replace(' ', '-') + ".json");
       if (!Files.exists(file)) {
@@ -168,7 +217,11 @@ final class CrashMatrix {
   /** {@code replaysafe ARGS} in a child JVM with the crash point armed; returns its exit code. */
   static int runChild(Pipeline p, List<String> args, String point, Path log) throws Exception {
     Process process =
-        startChild(List.of("-D" + CrashPoints.PROPERTY + "=" + point), Map.of(), args, log);
+        startChild(
+            List.of("-D" + CrashPoints.PROPERTY + "=" + point),
+            p.endpoints().childEnvironment(),
+            args,
+            log);
     if (!process.waitFor(10, TimeUnit.MINUTES)) {
       process.destroyForcibly().waitFor();
       throw new IllegalStateException("the child did not stop within 10 minutes; log: " + log);
@@ -257,7 +310,9 @@ final class CrashMatrix {
     }
     Dataset<Row> df = p.spark().read().format("delta").load(table.toString()).drop(ignored);
     String prefix = p.dir().toUri().toString();
+    String landing = p.endpoints().landing();
     return df.toJSON().collectAsList().stream()
+        .map(json -> landing == null ? json : json.replace(landing, "<landing>"))
         .map(
             json ->
                 json.replace(prefix, "<dir>/")

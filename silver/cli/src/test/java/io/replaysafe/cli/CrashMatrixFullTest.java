@@ -1,9 +1,16 @@
 package io.replaysafe.cli;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -90,16 +97,116 @@ class CrashMatrixFullTest extends SparkTestBase {
         .filter(a -> only.matcher("between " + java.util.Arrays.toString(a.get())).find());
   }
 
-  @ParameterizedTest(name = "{0}: crash at {2} during ''{1}'', a scheduled run, the rerun")
+  /**
+   * Notification mode ({@link NotificationCrashScenario}): every bronze write boundary of its
+   * backfill run, including the two only notification mode has (the messages deleted, the backfill
+   * recorded); the boundaries around the messages of the run that reads only the queue (a crash
+   * before the delete redelivers them, duplicates and test event included); the first run's plan
+   * and backfill record. Selected by the same filter, under the scenario's name: {@code
+   * -Dreplaysafe.crashMatrix.only=notify-}.
+   */
+  static Stream<Arguments> notificationCases() {
+    String notify = NotificationCrashScenario.NAME;
+    java.util.regex.Pattern only =
+        java.util.regex.Pattern.compile(System.getProperty("replaysafe.crashMatrix.only", ""));
+    // The new write boundaries first, so a matrix stopped part-way has covered them.
+    Stream<Arguments> backfillRun =
+        Stream.of(
+                CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN,
+                CrashPoints.BRONZE_AFTER_FILE_STATE_COMMIT,
+                CrashPoints.BRONZE_AFTER_MESSAGES_DELETED,
+                CrashPoints.BRONZE_AFTER_BACKFILL_RECORDED)
+            .map(point -> Arguments.of(notify, "delivery 3", point));
+    Stream<Arguments> queueOnlyRun =
+        Stream.of(
+                CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN,
+                CrashPoints.BRONZE_AFTER_FILE_STATE_COMMIT,
+                CrashPoints.BRONZE_AFTER_MESSAGES_DELETED)
+            .map(point -> Arguments.of(notify, "delivery 2", point));
+    Stream<Arguments> firstRun =
+        Stream.of(
+                CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN,
+                CrashPoints.BRONZE_AFTER_BACKFILL_RECORDED)
+            .map(point -> Arguments.of(notify, "delivery 1", point));
+    Stream<Arguments> listingPoints =
+        Stream.of(
+                CrashPoints.BRONZE_MID_WRITE,
+                CrashPoints.BRONZE_BEFORE_CHECKPOINT_COMMIT,
+                CrashPoints.BRONZE_AFTER_CHECKPOINT_COMMIT)
+            .map(point -> Arguments.of(notify, "delivery 3", point));
+    return Stream.of(backfillRun, queueOnlyRun, firstRun, listingPoints)
+        .flatMap(s -> s)
+        .filter(a -> only.matcher(java.util.Arrays.toString(a.get())).find());
+  }
+
+  @AfterAll
+  static void stopNotificationEndpoints() {
+    NotificationCrashScenario.stopServer();
+  }
+
+  // Zero invocations allowed: -Dreplaysafe.crashMatrix.only may select the cases of one method.
+  @ParameterizedTest(
+      name = "{0}: crash at {2} during ''{1}'', a scheduled run, the rerun",
+      allowZeroInvocations = true)
   @MethodSource("casesWithARunBetween")
   void convergesWithARunBetweenTheCrashAndTheRerun(String scenario, String step, String point)
       throws Exception {
     CrashMatrixTest.assertConvergesWithRunBetween(dir, scenario, step, point);
   }
 
-  @ParameterizedTest(name = "{0}: crash at {2} during ''{1}''")
+  @ParameterizedTest(name = "{0}: crash at {2} during ''{1}''", allowZeroInvocations = true)
   @MethodSource("cases")
   void convergesToTheFaultFreeTables(String scenario, String step, String point) throws Exception {
     CrashMatrixTest.assertConverges(dir, scenario, step, point);
+  }
+
+  /**
+   * The crashed run's restart converges: every table and the file state equal the fault-free run's,
+   * each file is in bronze once, and the queue ends empty (the messages a crash before their delete
+   * left come back, and are deleted). One line in {@code target/crash-matrix-progress.txt}, as the
+   * other cases.
+   */
+  @ParameterizedTest(name = "{0}: crash at {2} during ''{1}''", allowZeroInvocations = true)
+  @MethodSource("notificationCases")
+  void notificationModeConvergesToTheFaultFreeTables(String scenario, String step, String point)
+      throws Exception {
+    long started = System.nanoTime();
+    String outcome = "FAILED";
+    try {
+      Map<String, List<String>> expected = NotificationCrashScenario.faultFree(spark, dir);
+      CrashMatrix.Pipeline p =
+          NotificationCrashScenario.create(
+              spark, dir.resolve(scenario + "-" + step.replace(' ', '-') + "-" + point));
+      try {
+        Map<String, List<String>> actual =
+            CrashMatrix.crashed(
+                p,
+                NotificationCrashScenario.steps(),
+                NotificationCrashScenario.stepIndex(step),
+                point);
+        for (String table : expected.keySet()) {
+          assertThat(actual.get(table))
+              .as("%s after a crash at %s during '%s' and a rerun", table, point, step)
+              .containsExactlyElementsOf(expected.get(table));
+        }
+        NotificationCrashScenario.assertFoundAsDescribed(p);
+      } finally {
+        NotificationCrashScenario.close(p);
+      }
+      outcome = "converged";
+    } finally {
+      Files.writeString(
+          Path.of("target", "crash-matrix-progress.txt"),
+          String.format(
+              "%s %s: crash at %s during '%s': %s in %d s%n",
+              java.time.Instant.now(),
+              scenario,
+              point,
+              step,
+              outcome,
+              (System.nanoTime() - started) / 1_000_000_000L),
+          StandardOpenOption.CREATE,
+          StandardOpenOption.APPEND);
+    }
   }
 }
