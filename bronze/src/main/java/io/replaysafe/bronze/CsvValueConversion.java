@@ -105,17 +105,10 @@ final class CsvValueConversion implements Serializable {
       return days.isDefined() ? days.get() : MISMATCH;
     }
     if (type instanceof TimestampType) {
-      UTF8String s = UTF8String.fromString(text);
-      Option<Object> micros = DateTimeUtils.stringToTimestamp(s, zone());
-      if (micros.isEmpty()) {
-        micros = DateTimeUtils.stringToTimestamp(DateTimeUtils.cleanLegacyTimestampStr(s), zone());
-      }
-      return micros.isDefined() ? micros.get() : MISMATCH;
+      return ScalarConversion.timestamp(text, zone());
     }
     if (type instanceof TimestampNTZType) {
-      Option<Object> micros =
-          DateTimeUtils.stringToTimestampWithoutTimeZone(UTF8String.fromString(text), false);
-      return micros.isDefined() ? micros.get() : MISMATCH;
+      return ScalarConversion.timestampNtz(text);
     }
     if (type instanceof BinaryType) {
       return text.getBytes(StandardCharsets.UTF_8); // the text's bytes, as Spark's reader

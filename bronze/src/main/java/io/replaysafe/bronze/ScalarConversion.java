@@ -218,22 +218,35 @@ final class ScalarConversion {
       return RebaseDateTime.rebaseJulianToGregorianDays(Integer.parseInt(text));
     }
     if (type instanceof TimestampType) {
-      UTF8String s = UTF8String.fromString(text);
-      Option<Object> micros = DateTimeUtils.stringToTimestamp(s, zone());
-      if (micros.isEmpty()) {
-        micros = DateTimeUtils.stringToTimestamp(DateTimeUtils.cleanLegacyTimestampStr(s), zone());
-      }
-      return micros.isDefined() ? micros.get() : MISMATCH;
+      return timestamp(text, zone());
     }
     if (type instanceof TimestampNTZType) {
-      Option<Object> micros =
-          DateTimeUtils.stringToTimestampWithoutTimeZone(UTF8String.fromString(text), false);
-      return micros.isDefined() ? micros.get() : MISMATCH;
+      return timestampNtz(text);
     }
     if (type instanceof BinaryType) {
       return Base64Variants.getDefaultVariant().decode(text); // what Jackson's getBinaryValue reads
     }
     return MISMATCH;
+  }
+
+  /**
+   * A timestamp string as Spark's readers take it, in {@code zone} where the text names none; the
+   * legacy form ({@code 2020-01-01 10:00:00.0}) too. Shared by JSON lines and CSV.
+   */
+  static Object timestamp(String text, ZoneId zone) {
+    UTF8String s = UTF8String.fromString(text);
+    Option<Object> micros = DateTimeUtils.stringToTimestamp(s, zone);
+    if (micros.isEmpty()) {
+      micros = DateTimeUtils.stringToTimestamp(DateTimeUtils.cleanLegacyTimestampStr(s), zone);
+    }
+    return micros.isDefined() ? micros.get() : MISMATCH;
+  }
+
+  /** A timestamp string without a zone, as Spark's readers take it. */
+  static Object timestampNtz(String text) {
+    Option<Object> micros =
+        DateTimeUtils.stringToTimestampWithoutTimeZone(UTF8String.fromString(text), false);
+    return micros.isDefined() ? micros.get() : MISMATCH;
   }
 
   /**
