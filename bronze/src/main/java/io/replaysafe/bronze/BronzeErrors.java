@@ -5,6 +5,7 @@ import io.replaysafe.common.ErrorMessages;
 import io.replaysafe.common.ReplaysafeException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaChange;
+import io.replaysafe.common.config.SourceFormat;
 import java.io.IOException;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -193,36 +194,43 @@ public final class BronzeErrors {
         "Cannot draft a pipeline from "
             + path
             + ": it holds no data files (or does not exist). Point --source at the directory"
-            + " your JSON-lines files land in, with at least one file in it.");
+            + " your files land in, with at least one file in it.");
   }
 
-  /** {@code init} drafts from JSON lines only; the sample's files are named as another format's. */
-  static ConfigException draftNeedsJsonLines(String format, String file, String path) {
+  /**
+   * {@code init} reads a sample in one format; the sample's file names say two (JSON lines being
+   * any name without another format's extension).
+   */
+  static ConfigException mixedSample(
+      String path, String format, String file, String otherFormat, String otherFile) {
     return new ConfigException(
         "Cannot draft a pipeline from "
             + path
-            + ": its files are "
-            + format
-            + " ("
+            + ": its newest files are in more than one format ("
             + file
-            + "), and 'replaysafe init' drafts pipelines of JSON-lines files only. Write the"
-            + " pipeline file by hand with source.format: "
+            + " is "
             + format
-            + " and an explicit source.schema (bronze/README.md, Formats), then check it with"
-            + " 'replaysafe plan', which samples "
-            + format
-            + " files as the bronze job reads them.");
+            + ", "
+            + otherFile
+            + " is "
+            + otherFormat
+            + "), and a pipeline reads one. Point --source at one format's directory, or pass"
+            + " --format to read every sampled file as one format.");
   }
 
   /** The sampled files hold no JSON object with fields to draft a schema from. */
-  static ConfigException noSchemaInSample(int files, String path) {
+  static ConfigException noSchemaInSample(int files, String path, SourceFormat format) {
     return new ConfigException(
         "Cannot draft a schema from "
             + files
             + " file(s) under "
             + path
-            + ": no line is a JSON object with fields. replaysafe reads JSON lines (one object"
-            + " per line); check the files' format.");
+            + ": "
+            + (format == SourceFormat.JSON
+                ? "no line is a JSON object with fields. The files are read as JSON lines (one"
+                    + " object per line); if they are in another format, pass --format"
+                : "Spark's " + format.key() + " reader found no columns in them")
+            + ".");
   }
 
   /** The plan cannot read the checkpoint's file log, which tells ingested files from new ones. */

@@ -2,9 +2,11 @@ package io.replaysafe.bronze;
 
 import io.replaysafe.bronze.PendingFiles.PendingFile;
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.config.CsvOptions;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SchemaEvolutionMode;
 import io.replaysafe.common.config.SourceConfig;
+import io.replaysafe.common.config.SourceFormat;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -12,6 +14,8 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.IntegerType;
 import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
@@ -69,41 +73,85 @@ public final class SourceSample {
   }
 
   /**
-   * Spark's own JSON schema inference over the sample, less the names bronze reserves. A sample of
-   * files named as another format's ({@code .csv}, {@code .parquet}, ...) is refused, naming it:
-   * JSON inference would find nothing in them, and say only that.
+   * The format a sample is read in, and the reader options that go with it ({@code sep} for
+   * tab-separated files).
    */
-  public static DraftSchema draftSchema(SparkSession spark, Newest sample) {
-    for (String file : sample.files()) {
-      formatByName(file)
-          .ifPresent(
-              format -> {
-                throw BronzeErrors.draftNeedsJsonLines(format, file, sample.path());
-              });
+  public record SampleFormat(SourceFormat format, Map<String, String> options) {
+    public SampleFormat {
+      options = Map.copyOf(options);
     }
-    StructType inferred = inferSchema(spark, sample.files());
+
+    /** A format with its default options. */
+    public static SampleFormat of(SourceFormat format) {
+      return new SampleFormat(format, Map.of());
+    }
+  }
+
+  /**
+   * The format the sample's file names say: {@code .csv} and {@code .tsv} (tab-separated) files are
+   * CSV, {@code .parquet} Parquet, {@code .avro} Avro (a codec's extension after it ignored), any
+   * other name JSON lines. A sample whose names say two formats is refused, naming a file of each.
+   */
+  public static SampleFormat formatOf(Newest sample) {
+    String first = null;
+    String firstKind = null;
+    for (String file : sample.files()) {
+      String kind = kindByName(file).orElse("json");
+      if (first == null) {
+        first = file;
+        firstKind = kind;
+      } else if (!kind.equals(firstKind)) {
+        throw BronzeErrors.mixedSample(sample.path(), firstKind, first, kind, file);
+      }
+    }
+    return switch (firstKind == null ? "json" : firstKind) {
+      case "tsv" -> new SampleFormat(SourceFormat.CSV, Map.of("sep", "\t"));
+      case "csv" -> SampleFormat.of(SourceFormat.CSV);
+      case "parquet" -> SampleFormat.of(SourceFormat.PARQUET);
+      case "avro" -> SampleFormat.of(SourceFormat.AVRO);
+      default -> SampleFormat.of(SourceFormat.JSON);
+    };
+  }
+
+  /**
+   * The schema a draft starts from: Spark's own schema inference over the sample in its format (for
+   * CSV with a header line and {@code inferSchema}; Parquet's and Avro's from the files' own
+   * schemas), less the names bronze reserves. Whole numbers are drafted BIGINT in every format, as
+   * JSON inference drafts them, so a value past INT's range in a later file is not rescued.
+   */
+  public static DraftSchema draftSchema(SparkSession spark, Newest sample, SampleFormat format) {
+    StructType inferred = inferSchema(spark, sample.files(), format);
     StructType schema = new StructType();
     List<String> dropped = new ArrayList<>();
     for (StructField field : inferred.fields()) {
       if (io.replaysafe.common.ReservedNames.clash(field.name()).isEmpty()) {
-        schema = schema.add(field);
+        schema = schema.add(format.format() == SourceFormat.CSV ? wholeAsBigint(field) : field);
       } else if (!Columns.CORRUPT_RECORD.equals(field.name())) {
         dropped.add(field.name());
       }
     }
     if (schema.isEmpty()) {
-      throw BronzeErrors.noSchemaInSample(sample.files().size(), sample.path());
+      throw BronzeErrors.noSchemaInSample(sample.files().size(), sample.path(), format.format());
     }
     return new DraftSchema(schema, dropped);
   }
 
-  /** The format a file's name says it is in, when not JSON lines (codec extensions ignored). */
-  static java.util.Optional<String> formatByName(String file) {
+  private static StructField wholeAsBigint(StructField field) {
+    return field.dataType() instanceof IntegerType
+        ? new StructField(field.name(), DataTypes.LongType, field.nullable(), field.metadata())
+        : field;
+  }
+
+  /**
+   * What a file's name says its format is: {@code csv}, {@code tsv}, {@code parquet} or {@code
+   * avro}; empty for any other name (JSON lines). A codec's extension after it is ignored.
+   */
+  static java.util.Optional<String> kindByName(String file) {
     String name = file.substring(file.lastIndexOf('/') + 1).toLowerCase(java.util.Locale.ROOT);
     name = name.replaceFirst("\\.(gz|bz2|deflate|lz4|snappy|zst)$", "");
-    for (String format : List.of("csv", "tsv", "parquet", "avro")) {
-      if (name.endsWith("." + format)) {
-        return java.util.Optional.of("tsv".equals(format) ? "csv" : format);
+    for (String kind : List.of("csv", "tsv", "parquet", "avro")) {
+      if (name.endsWith("." + kind)) {
+        return java.util.Optional.of(kind);
       }
     }
     return java.util.Optional.empty();
@@ -111,14 +159,59 @@ public final class SourceSample {
 
   /** Spark's own JSON schema inference over the files, default options. */
   public static StructType inferSchema(SparkSession spark, List<String> files) {
-    return spark.read().format("json").load(files.toArray(String[]::new)).schema();
+    return inferSchema(spark, files, SampleFormat.of(SourceFormat.JSON));
+  }
+
+  /**
+   * Spark's own schema inference over the files in their format: JSON's defaults; CSV with the
+   * header line naming the columns and {@code inferSchema} typing them; Parquet's schemas merged
+   * across the files; Avro's from its reader.
+   */
+  public static StructType inferSchema(
+      SparkSession spark, List<String> files, SampleFormat format) {
+    String[] paths = files.toArray(String[]::new);
+    return switch (format.format()) {
+      case JSON -> spark.read().format("json").load(paths).schema();
+      case CSV -> {
+        CsvOptions csv = CsvOptions.of(format.options());
+        yield spark
+            .read()
+            .format("csv")
+            .option("header", csv.header())
+            .option("inferSchema", true)
+            .option("sep", csv.sep())
+            .option("quote", String.valueOf(csv.quote()))
+            .option("escape", String.valueOf(csv.escape()))
+            .option("encoding", csv.encoding())
+            .option("multiLine", true)
+            .load(paths)
+            .schema();
+      }
+      case PARQUET -> spark.read().option("mergeSchema", true).parquet(paths).schema();
+      case AVRO -> {
+        try {
+          yield spark.read().format("avro").load(paths).schema();
+        } catch (Exception e) { // Scala throws AnalysisException, checked in Java, unchecked
+          if (String.valueOf(e.getMessage()).contains("Failed to find data source: avro")) {
+            throw BronzeErrors.avroMissing(e);
+          }
+          throw e;
+        }
+      }
+    };
   }
 
   /** The sample's rows under {@code schema} as bronze parses them (rescue mode), not cached. */
-  public static Dataset<Row> parse(SparkSession spark, Newest sample, StructType schema) {
+  public static Dataset<Row> parse(
+      SparkSession spark, Newest sample, StructType schema, SampleFormat format) {
     SourceConfig source =
         SourceConfig.of(
-            sample.path(), "json", schema.toDDL(), null, SchemaEvolutionMode.RESCUE, null);
+            sample.path(),
+            format.format().key(),
+            schema.toDDL(),
+            null,
+            SchemaEvolutionMode.RESCUE,
+            new java.util.TreeMap<String, Object>(format.options()));
     return SampleParse.bronzeRows(spark, source, sample.files());
   }
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.SourceFormat;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -389,16 +390,28 @@ class CsvSourceTest extends SparkTestBase {
   }
 
   @Test
-  void initRefusesCsvFilesNamingTheFormat() throws IOException {
-    land("a.csv", "id\n1\n");
+  void initDraftsCsvWithSparksCsvInferenceWholeNumbersAsBigint() throws IOException {
+    land(
+        "a.csv",
+        "id,amount,at,ok\n1,2.5,2026-11-30T10:00:00Z,true\n2,3,2026-11-30T10:00:01Z,false\n");
     SourceSample.Newest sample =
         SourceSample.newest(spark, dir.resolve("landing").toUri().toString(), 10, 1 << 20);
 
-    assertThatThrownBy(() -> SourceSample.draftSchema(spark, sample))
-        .hasMessageContaining("its files are csv (")
-        .hasMessageContaining(
-            "'replaysafe init' drafts pipelines of JSON-lines files only. Write the pipeline file"
-                + " by hand with source.format: csv");
+    SourceSample.SampleFormat format = SourceSample.formatOf(sample);
+    SourceSample.DraftSchema drafted = SourceSample.draftSchema(spark, sample, format);
+
+    assertThat(format.format()).isEqualTo(SourceFormat.CSV);
+    StructType inferred =
+        spark
+            .read()
+            .option("header", true)
+            .option("inferSchema", true)
+            .csv(sample.files().toArray(String[]::new))
+            .schema();
+    // Spark's own inference, but for the whole numbers: INT there, BIGINT in the draft.
+    assertThat(inferred.toDDL()).isEqualTo("id INT,amount DOUBLE,at TIMESTAMP,ok BOOLEAN");
+    assertThat(drafted.schema().toDDL())
+        .isEqualTo("id BIGINT,amount DOUBLE,at TIMESTAMP,ok BOOLEAN");
   }
 
   static byte[] gzip(String text) throws IOException {

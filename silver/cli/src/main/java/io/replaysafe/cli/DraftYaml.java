@@ -1,5 +1,8 @@
 package io.replaysafe.cli;
 
+import io.replaysafe.bronze.SourceSample;
+import io.replaysafe.common.config.CsvOptions;
+import io.replaysafe.common.config.SourceFormat;
 import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.jobs.PipelineDraft.Draft;
@@ -32,7 +35,7 @@ final class DraftYaml {
         .append(" bytes, ")
         .append(d.rows())
         .append(" rows")
-        .append(d.corruptRows() > 0 ? ", " + d.corruptRows() + " of them not JSON objects" : "")
+        .append(d.corruptRows() > 0 ? ", " + d.corruptRows() + " of them " + corrupt(d) : "")
         .append(
             d.envelope().isPresent() && d.kafkaTombstones() > 0
                 ? ": "
@@ -79,11 +82,7 @@ final class DraftYaml {
     }
     y.append("source:\n");
     y.append("  path: ").append(d.source()).append('\n');
-    y.append("  format: json             # JSON lines\n");
-    y.append(
-        "  # Spark's JSON schema inference over the sample, as DDL: review it. Whole numbers\n");
-    y.append("  # are BIGINT, fractions DOUBLE; timestamps stay STRING until you declare them\n");
-    y.append("  # TIMESTAMP. A field the schema does not declare is kept in _rescued_data.\n");
+    appendFormat(y, d.format());
     if (d.envelope().isPresent()) {
       y.append(
           "  # before and after are declared alike, with every field of the row that either\n");
@@ -147,6 +146,66 @@ final class DraftYaml {
         "  onInvalid: fail         # null key or sequence, malformed line: fail | quarantine\n");
     y.append("  # applyAsDeletes: \"op = 'DELETE'\"   # optional: which rows are deletes\n");
     return y.toString();
+  }
+
+  /** What the sample's corrupt rows are, in its format's words. */
+  private static String corrupt(Draft d) {
+    return switch (d.format().format()) {
+      case JSON -> "not JSON objects";
+      case CSV -> "not records of the header's fields";
+      case PARQUET, AVRO -> "unreadable";
+    };
+  }
+
+  /**
+   * {@code source.format}, the reader options the sample needed, and how the schema below was
+   * inferred in that format.
+   */
+  private static void appendFormat(StringBuilder y, SourceSample.SampleFormat read) {
+    switch (read.format()) {
+      case JSON -> {
+        y.append("  format: json             # JSON lines\n");
+        y.append(
+            "  # Spark's JSON schema inference over the sample, as DDL: review it. Whole numbers\n");
+        y.append(
+            "  # are BIGINT, fractions DOUBLE; timestamps stay STRING until you declare them\n");
+        y.append("  # TIMESTAMP. A field the schema does not declare is kept in _rescued_data.\n");
+      }
+      case CSV -> {
+        y.append("  format: csv\n");
+        y.append("  options:\n");
+        y.append("    header: true           # each file's first line names its columns\n");
+        CsvOptions csv = CsvOptions.of(read.options());
+        y.append("    sep: ")
+            .append(csvSep(csv.sep()))
+            .append(
+                csv.sep().equals(CsvOptions.DEFAULT.sep())
+                    ? "                 # the delimiter; quote, escape, encoding: see"
+                        + " bronze/README.md\n"
+                    : "                # tab-separated, as the files' .tsv names say\n");
+        y.append(
+            "  # Spark's CSV schema inference (header, inferSchema) over the sample, as DDL:\n");
+        y.append(
+            "  # review it. Whole numbers are BIGINT; a column with one text value is STRING.\n");
+        y.append(
+            "  # A value that does not convert, or a header column the schema does not declare,\n");
+        y.append("  # is kept in _rescued_data.\n");
+      }
+      case PARQUET, AVRO -> {
+        y.append("  format: ").append(read.format().key()).append('\n');
+        y.append("  # The files' own ")
+            .append(
+                read.format() == SourceFormat.PARQUET ? "Parquet schemas, merged," : "Avro schema")
+            .append(" as DDL: review it. A field the\n");
+        y.append("  # schema does not declare, or whose type does not convert, is kept in\n");
+        y.append("  # _rescued_data.\n");
+      }
+    }
+  }
+
+  /** A delimiter as a YAML scalar: a tab double-quoted as an escape, others single-quoted. */
+  private static String csvSep(String sep) {
+    return "\t".equals(sep) ? "\"\\t\"" : "'" + sep.replace("'", "''") + "'";
   }
 
   /** The silver contract drafted for Debezium change events, each choice above its evidence. */

@@ -1,5 +1,7 @@
 package io.replaysafe.cli;
 
+import io.replaysafe.common.ConfigException;
+import io.replaysafe.common.config.SourceFormat;
 import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.common.spark.SparkSessions;
@@ -24,7 +26,7 @@ import picocli.CommandLine.Spec;
     name = "init",
     description =
         "Draft a commented pipeline file from sample files under --source: the schema from Spark's"
-            + " JSON schema inference, and candidate keys and sequence columns with their evidence"
+            + " schema inference in the files' format (JSON lines, CSV, Parquet or Avro), and candidate keys and sequence columns with their evidence"
             + " (left for you to choose: the file does not run until you do). For Debezium change"
             + " events, the derived columns, keys, sequence and op mapping, chosen with their"
             + " evidence. Writes nothing to the lake.")
@@ -33,8 +35,17 @@ final class InitCommand implements Callable<Integer> {
       names = "--source",
       required = true,
       paramLabel = "PATH",
-      description = "Where the JSON-lines files land: a local directory or s3a://bucket/prefix.")
+      description = "Where the files land: a local directory or s3a://bucket/prefix.")
   String source;
+
+  @Option(
+      names = "--format",
+      paramLabel = "FORMAT",
+      description =
+          "The files' format: json, csv, parquet or avro (default: what the sampled files' names"
+              + " say: .csv and .tsv are CSV, .parquet Parquet, .avro Avro, any other name JSON"
+              + " lines).")
+  String format;
 
   @Option(
       names = "--name",
@@ -102,7 +113,8 @@ final class InitCommand implements Callable<Integer> {
             storage,
             lake != null ? StoragePaths.normalize("--lake", lake) : defaultLake(path),
             sampleFiles,
-            PipelineDraft.SAMPLE_BYTES_DEFAULT);
+            PipelineDraft.SAMPLE_BYTES_DEFAULT,
+            Optional.ofNullable(format).map(InitCommand::sourceFormat));
     try {
       Files.writeString(
           file, DraftYaml.of(draft), StandardCharsets.UTF_8, StandardOpenOption.CREATE_NEW);
@@ -159,6 +171,19 @@ final class InitCommand implements Callable<Integer> {
     }
     w.flush();
     return ReplaysafeCli.EXIT_OK;
+  }
+
+  private static SourceFormat sourceFormat(String format) {
+    try {
+      return SourceFormat.of(format);
+    } catch (ConfigException e) {
+      throw new ConfigException(
+          "--format '"
+              + format
+              + "' is not a format bronze reads: give json (JSON lines), csv,"
+              + " parquet or avro.",
+          e);
+    }
   }
 
   private static String names(java.util.List<Candidate> candidates) {

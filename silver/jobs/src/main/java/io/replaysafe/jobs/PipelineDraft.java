@@ -7,6 +7,7 @@ import static org.apache.spark.sql.functions.trim;
 
 import io.replaysafe.bronze.SourceSample;
 import io.replaysafe.common.Columns;
+import io.replaysafe.common.config.SourceFormat;
 import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.config.StoragePaths;
 import io.replaysafe.common.spark.SparkSessions;
@@ -28,12 +29,13 @@ import org.apache.spark.sql.types.StructType;
 import org.apache.spark.storage.StorageLevel;
 
 /**
- * {@code replaysafe init}: drafts a pipeline file from sample files. The schema is Spark's own JSON
- * schema inference over the sample ({@link SourceSample}); keys and sequence columns are not chosen
- * but proposed ({@link CandidateFinder}), each with the evidence the sample gives, because only the
- * user knows what identifies a row. A sample of Debezium change events ({@link EnvelopeShape}) is
- * drafted as one ({@link EnvelopeFinder}): derived columns, key, sequence and op mapping chosen,
- * each with its evidence, so the file runs as drafted. Reads the source, writes nothing.
+ * {@code replaysafe init}: drafts a pipeline file from sample files. The schema is Spark's own
+ * schema inference over the sample in its format, JSON lines, CSV, Parquet or Avro ({@link
+ * SourceSample}); keys and sequence columns are not chosen but proposed ({@link CandidateFinder}),
+ * each with the evidence the sample gives, because only the user knows what identifies a row. A
+ * sample of Debezium change events ({@link EnvelopeShape}) is drafted as one ({@link
+ * EnvelopeFinder}): derived columns, key, sequence and op mapping chosen, each with its evidence,
+ * so the file runs as drafted. Reads the source, writes nothing.
  */
 public final class PipelineDraft {
   public static final int SAMPLE_FILES_DEFAULT = 20;
@@ -53,6 +55,7 @@ public final class PipelineDraft {
    * @param kafkaTombstones lines that are the JSON literal {@code null} (among {@code corruptRows})
    * @param envelope the silver contract drafted for Debezium change events; empty for any other
    *     sample, whose keys and sequences are only proposed
+   * @param format the format the sample was read in, with the reader options the draft declares
    */
   public record Draft(
       String name,
@@ -68,7 +71,8 @@ public final class PipelineDraft {
       List<Candidate> keys,
       List<Candidate> sequences,
       long kafkaTombstones,
-      Optional<EnvelopeDraft> envelope) {}
+      Optional<EnvelopeDraft> envelope,
+      SourceSample.SampleFormat format) {}
 
   /**
    * Samples the newest files under {@code source} (at most {@code maxFiles}, and no more than
@@ -82,21 +86,42 @@ public final class PipelineDraft {
       String lake,
       int maxFiles,
       long maxBytes) {
+    return of(spark, source, name, storage, lake, maxFiles, maxBytes, Optional.empty());
+  }
+
+  /**
+   * The same, reading the sample as {@code format}; without one, in the format its files' names say
+   * ({@link SourceSample#formatOf}).
+   */
+  public static Draft of(
+      SparkSession spark,
+      String source,
+      String name,
+      Optional<StorageConfig> storage,
+      String lake,
+      int maxFiles,
+      long maxBytes,
+      Optional<SourceFormat> format) {
     String path = StoragePaths.normalize("--source", source);
     SparkSessions.applyStorage(spark, storage);
     SourceSample.Newest sample = SourceSample.newest(spark, path, maxFiles, maxBytes);
-    SourceSample.DraftSchema drafted = SourceSample.draftSchema(spark, sample);
-    Optional<EnvelopeShape> shape = EnvelopeShape.of(drafted.schema());
+    SourceSample.SampleFormat read =
+        format.map(SourceSample.SampleFormat::of).orElseGet(() -> SourceSample.formatOf(sample));
+    SourceSample.DraftSchema drafted = SourceSample.draftSchema(spark, sample, read);
+    // A CSV value is flat text: no envelope can be drafted from it.
+    Optional<EnvelopeShape> shape =
+        read.format() == SourceFormat.CSV ? Optional.empty() : EnvelopeShape.of(drafted.schema());
     if (shape.isPresent()) {
       Optional<Draft> envelope =
           envelope(
               spark,
               sample,
               drafted,
-              shape.get().inColumnOrder(rowImageOrder(spark, sample)),
+              shape.get().inColumnOrder(rowImageOrder(spark, sample, read, drafted.schema())),
               name,
               storage,
-              lake);
+              lake,
+              read);
       if (envelope.isPresent()) {
         return envelope.get();
       }
@@ -112,7 +137,7 @@ public final class PipelineDraft {
       atomic = atomic.add("replaysafe_probe", DataTypes.StringType);
     }
     Dataset<Row> rows =
-        SourceSample.parse(spark, sample, atomic)
+        SourceSample.parse(spark, sample, atomic, read)
             .withColumn(CandidateFinder.ARRIVAL, monotonically_increasing_id())
             .persist(StorageLevel.MEMORY_AND_DISK());
     try {
@@ -134,8 +159,9 @@ public final class PipelineDraft {
           drafted.reservedDropped(),
           candidates.keys(),
           candidates.sequences(),
-          tombstones(rows),
-          Optional.empty());
+          tombstones(rows, read),
+          Optional.empty(),
+          read);
     } finally {
       rows.unpersist();
     }
@@ -149,9 +175,10 @@ public final class PipelineDraft {
       EnvelopeShape shape,
       String name,
       Optional<StorageConfig> storage,
-      String lake) {
+      String lake,
+      SourceSample.SampleFormat read) {
     Dataset<Row> rows =
-        SourceSample.parse(spark, sample, shape.schema())
+        SourceSample.parse(spark, sample, shape.schema(), read)
             .withColumn(CandidateFinder.ARRIVAL, monotonically_increasing_id())
             .persist(StorageLevel.MEMORY_AND_DISK());
     try {
@@ -174,23 +201,45 @@ public final class PipelineDraft {
                       drafted.reservedDropped(),
                       List.of(),
                       List.of(),
-                      tombstones(rows),
-                      Optional.of(envelope)));
+                      tombstones(rows, read),
+                      Optional.of(envelope),
+                      read));
     } finally {
       rows.unpersist();
     }
   }
 
-  /** Lines that are the JSON literal {@code null}: Kafka tombstones, as silver counts them. */
-  private static long tombstones(Dataset<Row> rows) {
+  /**
+   * Lines that are the JSON literal {@code null}: Kafka tombstones, as silver counts them. Only a
+   * JSON-lines file holds them (the S3 sink writes none into Avro or Parquet files).
+   */
+  private static long tombstones(Dataset<Row> rows, SourceSample.SampleFormat read) {
+    if (read.format() != SourceFormat.JSON) {
+      return 0;
+    }
     return rows.where(trim(col(Columns.CORRUPT_RECORD)).equalTo("null")).count();
   }
 
   /**
-   * The row image's fields in the order Debezium writes them (the table's column order), read from
-   * the first lines' {@code after} and {@code before} objects.
+   * The row image's fields in the order Debezium writes them (the table's column order): in JSON
+   * lines read from the first lines' {@code after} and {@code before} objects (Spark's inference
+   * sorts fields by name); in Avro and Parquet the files' own schema keeps the order.
    */
-  private static List<String> rowImageOrder(SparkSession spark, SourceSample.Newest sample) {
+  private static List<String> rowImageOrder(
+      SparkSession spark,
+      SourceSample.Newest sample,
+      SourceSample.SampleFormat read,
+      StructType drafted) {
+    if (read.format() != SourceFormat.JSON) {
+      LinkedHashSet<String> order = new LinkedHashSet<>();
+      for (String image : List.of("after", "before")) {
+        if (drafted.getFieldIndex(image).isDefined()
+            && drafted.apply(image).dataType() instanceof StructType fields) {
+          order.addAll(List.of(fields.fieldNames()));
+        }
+      }
+      return new ArrayList<>(order);
+    }
     List<Row> lines =
         spark
             .read()
