@@ -1,9 +1,11 @@
 package io.replaysafe.common.lease;
 
+import io.replaysafe.common.io.DirectPut;
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonPathCapabilities;
 import org.apache.hadoop.fs.FSDataOutputStream;
+import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager;
@@ -24,8 +26,8 @@ import org.slf4j.LoggerFactory;
  * CancellableFSDataOutputStream#cancel()} aborts the upload so that nothing becomes visible. That
  * is the atomicity the rename gives elsewhere, without the rename: on S3 a rename is a copy and a
  * delete, and the temporary file's existence probes made a checkpoint file cost 10 to 12 requests
- * instead of 3 (the probe that {@code overwriteIfPossible == false} asks for, and the PUT). A file
- * that exists already still fails the create when it may not be overwritten.
+ * instead of 2 (the probe that {@code overwriteIfPossible == false} asks for, one HEAD, and the
+ * PUT). A file that exists already still fails the create when it may not be overwritten.
  */
 public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileManager {
   private static final Logger LOG = LoggerFactory.getLogger(FencedCheckpointFileManager.class);
@@ -51,6 +53,15 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
    */
   @Override
   public boolean exists(Path path) {
+    if (abortable != null && isBatchFile(path)) {
+      try {
+        // A metadata log's batch file (offsets/7, commits/7), which Spark asks for before it
+        // writes one: a file or nothing, never a directory, so one HEAD answers.
+        return isFile(path);
+      } catch (IOException e) {
+        // the plain probe below answers
+      }
+    }
     if (abortable != null && path.equals(root)) {
       try {
         // S3A's isDirectory probes for a directory only (one LIST), its isFile for an object only
@@ -64,6 +75,18 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
       }
     }
     return super.exists(path);
+  }
+
+  private boolean isBatchFile(Path path) {
+    return root.equals(path.getParent()) && BATCH_FILE.matcher(path.getName()).matches();
+  }
+
+  private static final java.util.regex.Pattern BATCH_FILE = java.util.regex.Pattern.compile("\\d+");
+
+  @SuppressWarnings("deprecation")
+  private boolean isFile(Path path) throws IOException {
+    // S3A's isFile asks for an object only: one HEAD.
+    return abortable.isFile(path);
   }
 
   private static FileSystem abortableFileSystem(Path path, Configuration hadoopConf) {
@@ -82,7 +105,13 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
       return super.createAtomic(path, overwriteIfPossible);
     }
     try {
-      return new AbortableOutputStream(abortable.create(path, overwriteIfPossible), path);
+      // The probe that overwriteIfPossible == false asks for, as one HEAD: S3A's own create would
+      // also ask for a directory of that name (a LIST), which no checkpoint or log file has.
+      if (!overwriteIfPossible && isFile(path)) {
+        throw new FileAlreadyExistsException(path + " already exists");
+      }
+      FSDataOutputStream out = DirectPut.create(abortable, path);
+      return new AbortableOutputStream(out, path);
     } catch (IOException e) {
       // As Spark's own managers throw it, unwrapped: HDFSMetadataLog tells another query writing
       // the same batch by its FileAlreadyExistsException.

@@ -4,13 +4,17 @@ import io.delta.storage.CloseableIterator;
 import io.delta.storage.HDFSLogStore;
 import io.delta.storage.LogStore;
 import io.delta.storage.S3SingleDriverLogStore;
+import io.replaysafe.common.io.DirectPut;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 
 /**
@@ -54,7 +58,59 @@ public final class FencedLogStore extends LogStore {
     if (writer.isPresent() && COMMIT.matcher(path.getName()).matches()) {
       written = withWriter(actions, writer.get());
     }
-    delegate(path).write(path, written, overwrite, conf);
+    if (isS3(path)) {
+      writeS3(path, written, overwrite, conf);
+    } else {
+      delegate(path).write(path, written, overwrite, conf);
+    }
+  }
+
+  private static boolean isS3(Path path) {
+    String scheme = path.toUri().getScheme();
+    return scheme != null && S3.contains(scheme);
+  }
+
+  // In-JVM mutual exclusion per file, as S3SingleDriverLogStore's lock: two writers of one commit
+  // in this JVM are told apart by the probe below. Striped: a lock per path would keep one object
+  // for every commit ever written.
+  private static final Object[] LOCKS = new Object[64];
+
+  static {
+    for (int i = 0; i < LOCKS.length; i++) {
+      LOCKS[i] = new Object();
+    }
+  }
+
+  /**
+   * A commit file written as {@link S3SingleDriverLogStore} writes it (a probe, then the file in
+   * one PUT, in-JVM exclusion per path), with one probe instead of four requests: that store asks
+   * whether the file exists (on S3A a HEAD and a LIST for a directory of that name), then S3A's
+   * {@code create} asks the same again before it writes. Here a HEAD alone asks for the file (Delta
+   * never makes a directory named like a log file), and the create makes no probe of its own
+   * ({@code fs.s3a.create.performance}). Across processes, the pipeline's lease keeps writers
+   * apart, as before: neither probe was atomic with the PUT.
+   */
+  private static void writeS3(
+      Path path, Iterator<String> actions, boolean overwrite, Configuration conf)
+      throws IOException {
+    FileSystem fs = path.getFileSystem(conf);
+    Path resolved = fs.makeQualified(path);
+    synchronized (LOCKS[Math.floorMod(resolved.hashCode(), LOCKS.length)]) {
+      if (!overwrite && fileExists(fs, resolved)) {
+        throw new java.nio.file.FileAlreadyExistsException(resolved.toUri().toString());
+      }
+      try (FSDataOutputStream out = DirectPut.create(fs, resolved)) {
+        while (actions.hasNext()) {
+          out.write((actions.next() + "\n").getBytes(StandardCharsets.UTF_8));
+        }
+      }
+    }
+  }
+
+  @SuppressWarnings("deprecation")
+  private static boolean fileExists(FileSystem fs, Path path) throws IOException {
+    // S3A's isFile asks for an object only: one HEAD.
+    return fs.isFile(path);
   }
 
   /** The commit's actions with {@code "replaysafeWriter":{...}} first in its commitInfo. */

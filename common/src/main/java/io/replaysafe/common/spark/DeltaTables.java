@@ -14,7 +14,6 @@ import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.delta.SnapshotManagement;
 import org.apache.spark.sql.delta.VersionChecksum;
 import org.apache.spark.sql.delta.actions.AddFile;
-import org.apache.spark.sql.types.StructType;
 
 /**
  * What a run asks of a Delta table by path, answered from its transaction log alone: its SQL name,
@@ -85,6 +84,23 @@ public final class DeltaTables {
     return snapshot.version() < 0 ? Optional.empty() : Optional.of(snapshot);
   }
 
+  /**
+   * The snapshot of the Delta table at {@code path} that this JVM holds already, without a read,
+   * when it is at {@code version}: what a job that just wrote or read the table in this JVM left
+   * (bronze's run before silver's). Otherwise, as {@link #snapshot}, the latest from the log. For a
+   * caller that knows the table's newest version from that job, and that nobody else writes the
+   * table in between (the pipeline's lease).
+   */
+  public static Optional<Snapshot> snapshotAt(SparkSession spark, String path, long version) {
+    // A log this JVM has not opened yet is opened here, its snapshot read once, as snapshot()
+    // would read it.
+    Snapshot cached = DeltaLog.forTable(spark, path).unsafeVolatileSnapshot();
+    if (cached.version() == version && version >= 0) {
+      return Optional.of(cached);
+    }
+    return snapshot(spark, path);
+  }
+
   /** Whether a Delta table (one commit at least) has its root at {@code path}; see snapshot. */
   public static boolean exists(SparkSession spark, String path) {
     return snapshot(spark, path).isPresent();
@@ -118,6 +134,46 @@ public final class DeltaTables {
   }
 
   /**
+   * Whether the latest version of the Delta table at {@code path} is known to hold no row whose
+   * timestamp {@code column} is before {@code before}: its checksum lists no file, or lists every
+   * file with statistics whose minimum of {@code column} is not before it (or that count only nulls
+   * there). False when a file may hold such a row, and when nothing tells (no checksum, a table too
+   * large for the checksum to list its files, a file without statistics): the caller then does what
+   * it would have done without this answer. Delta truncates a timestamp's statistics to the
+   * millisecond, downwards for a minimum, so a minimum read here is never later than the true one.
+   */
+  public static boolean knownNoneBefore(
+      SparkSession spark, String path, String column, java.time.Instant before) {
+    Snapshot snapshot = latest(spark, path);
+    try {
+      scala.Option<VersionChecksum> checksum = snapshot.checksumOpt();
+      if (checksum.isEmpty()) {
+        return false;
+      }
+      if (checksum.get().numFiles() == 0) {
+        return true;
+      }
+      if (checksum.get().allFiles().isEmpty()) {
+        return false;
+      }
+      List<AddFile> listed =
+          scala.jdk.javaapi.CollectionConverters.asJava(checksum.get().allFiles().get());
+      if (listed.size() != checksum.get().numFiles()) {
+        return false;
+      }
+      for (AddFile file : listed) {
+        if (!FileStatistics.noneBefore(file.stats(), column, before)) {
+          return false;
+        }
+      }
+      return true;
+    } catch (LinkageError otherDelta) {
+      // As in readSmall: another build of Delta may lack these internals; then nothing is known.
+      return false;
+    }
+  }
+
+  /**
    * The latest version of a small Delta table at {@code path}, read from the data files its
    * checksum lists. Delta writes the list of a small table's files into each version's checksum
    * file, but its own reads do not use it: they reconstruct the table's state first (three Spark
@@ -140,9 +196,9 @@ public final class DeltaTables {
   }
 
   private static Dataset<Row> readSmall(SparkSession spark, String path, Snapshot snapshot) {
-    List<String> files;
+    scala.collection.immutable.Seq<AddFile> files;
     try {
-      files = listedPlainFiles(snapshot);
+      files = listedFiles(snapshot);
     } catch (LinkageError otherDelta) {
       // Snapshot, VersionChecksum and AddFile are Delta's internals: another build of Delta (a
       // vendor's runtime) may lack a method used here. Then nothing is known.
@@ -151,10 +207,13 @@ public final class DeltaTables {
     if (files == null) {
       return spark.read().format("delta").load(path);
     }
-    StructType schema = snapshot.metadata().schema();
-    return files.isEmpty()
-        ? spark.createDataFrame(List.of(), schema)
-        : spark.read().schema(schema).parquet(files.toArray(String[]::new));
+    if (files.isEmpty()) {
+      return spark.createDataFrame(List.of(), snapshot.metadata().schema());
+    }
+    // Delta's own DataFrame over exactly these files, with their sizes from the checksum: no
+    // listing and no existence probes of the files, which a plain Parquet read of their paths
+    // makes (on S3 seven requests for a one-file table, two this way).
+    return snapshot.deltaLog().createDataFrame(snapshot, files, false, scala.Option.empty());
   }
 
   /** As {@link #listedPlainFiles(Snapshot)} for the latest version of the table at {@code path}. */
@@ -169,6 +228,19 @@ public final class DeltaTables {
    * in the files.
    */
   static List<String> listedPlainFiles(Snapshot snapshot) {
+    scala.collection.immutable.Seq<AddFile> listed = listedFiles(snapshot);
+    if (listed == null) {
+      return null;
+    }
+    List<String> files = new ArrayList<>();
+    for (AddFile file : scala.jdk.javaapi.CollectionConverters.asJava(listed)) {
+      files.add(file.absolutePath(snapshot.deltaLog()).toString());
+    }
+    return files;
+  }
+
+  /** {@code snapshot}'s files as its checksum lists them, on the terms of listedPlainFiles. */
+  private static scala.collection.immutable.Seq<AddFile> listedFiles(Snapshot snapshot) {
     if (snapshot.protocol().minReaderVersion() != 1
         || !snapshot.metadata().partitionColumns().isEmpty()) {
       return null;
@@ -177,16 +249,8 @@ public final class DeltaTables {
     if (checksum.isEmpty() || checksum.get().allFiles().isEmpty()) {
       return null;
     }
-    List<AddFile> listed =
-        scala.jdk.javaapi.CollectionConverters.asJava(checksum.get().allFiles().get());
-    if (listed.size() != checksum.get().numFiles()) {
-      return null;
-    }
-    List<String> files = new ArrayList<>();
-    for (AddFile file : listed) {
-      files.add(file.absolutePath(snapshot.deltaLog()).toString());
-    }
-    return files;
+    scala.collection.immutable.Seq<AddFile> listed = checksum.get().allFiles().get();
+    return listed.size() == checksum.get().numFiles() ? listed : null;
   }
 
   /** The latest snapshot; where there is no table, Delta's own "not a Delta table" error. */

@@ -12,6 +12,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.Snapshot;
 
 /**
  * Whether bronze still holds the versions silver reads next. Silver reads bronze's change feed from
@@ -43,23 +44,32 @@ final class BronzeRetention {
   private BronzeRetention() {}
 
   /**
-   * The start of silver's stream: one existence check of a commit file (a HEAD on S3), a listing of
-   * the log only when it is gone. Throws when a checkpoint needs a version the log no longer holds.
+   * The start of silver's stream, from the checkpoint's reading and the snapshot of bronze the run
+   * read: nothing more to read when that snapshot lists the next commit, else one existence check
+   * of it (a HEAD on S3), a listing of the log only when it is gone. Throws when a checkpoint needs
+   * a version the log no longer holds.
    */
   static Start check(
-      SparkSession spark, PipelineConfig config, OptionalLong processed, long latest) {
+      SparkSession spark,
+      PipelineConfig config,
+      SilverCheckpoint.Reading checkpoint,
+      Snapshot bronzeSnapshot) {
     String bronze = config.bronze().path();
     Path log = new Path(bronze, "_delta_log");
     Configuration hadoop = spark.sparkContext().hadoopConfiguration();
+    OptionalLong processed = checkpoint.processedThrough();
+    long latest = bronzeSnapshot.version();
     try {
       FileSystem fs = log.getFileSystem(hadoop);
-      if (!checkpointStarted(spark, config)) {
+      if (!checkpoint.started()) {
         return fs.exists(commitFile(log, 0)) && firstFileKept(fs, bronze, log, latest)
             ? Start.FROM_VERSION_0
             : Start.SNAPSHOT;
       }
       if (processed.isEmpty()
           || processed.getAsLong() + 1 > latest
+          // The snapshot the run read lists the commit: no probe needed.
+          || BronzeCommits.after(bronzeSnapshot, processed.getAsLong(), hadoop).isPresent()
           || fs.exists(commitFile(log, processed.getAsLong() + 1))) {
         return Start.RESUME;
       }
@@ -116,12 +126,5 @@ final class BronzeRetention {
 
   private static Path commitFile(Path log, long version) {
     return new Path(log, String.format("%020d.json", version));
-  }
-
-  private static boolean checkpointStarted(SparkSession spark, PipelineConfig config)
-      throws IOException {
-    Path offsets = new Path(config.requireSilver().checkpoint(), "offsets");
-    FileSystem fs = offsets.getFileSystem(spark.sparkContext().hadoopConfiguration());
-    return fs.exists(offsets) && fs.listStatus(offsets).length > 0;
   }
 }

@@ -117,14 +117,12 @@ public final class ContractHistory {
   /** The recorded versions, oldest first; empty before the first silver run. */
   public static List<Version> read(SparkSession spark, PipelineConfig pipeline) {
     String path = path(pipeline.requireSilver());
-    if (!DeltaTables.exists(spark, path)) {
+    // One look at the log answers both whether the table exists and which files to read.
+    var table = DeltaTables.readSmallIfExists(spark, path);
+    if (table.isEmpty()) {
       return List.of();
     }
-    return DeltaTables.readSmall(spark, path)
-        .select(columns())
-        .orderBy("version")
-        .collectAsList()
-        .stream()
+    return table.get().select(columns()).orderBy("version").collectAsList().stream()
         .map(Version::of)
         .toList();
   }

@@ -58,12 +58,14 @@ final class CurrentState implements TargetTable {
    */
   @Override
   public long expireState() {
-    if (!tables.mayHoldTombstones()) {
-      return 0;
-    }
     Timestamp cutoff =
         new Timestamp(
             System.currentTimeMillis() - contract.silver().tombstoneRetention().toMillis());
+    if (!tables.mayHoldTombstonesBefore(cutoff.toInstant())) {
+      // No tombstone old enough (or none at all), as the tombstone table's latest checksum tells:
+      // the DELETE would rebuild the table's state and scan it for nothing.
+      return 0;
+    }
     String condition = ReservedNames.DELETED_AT + " < timestamp'" + cutoff.toInstant() + "'";
     // One DELETE, no count before it: Delta skips every file whose statistics hold no expired
     // tombstone, and a DELETE that removes nothing commits nothing.

@@ -1,6 +1,7 @@
 package io.replaysafe.silver;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.replaysafe.common.io.DirectPut;
 import io.replaysafe.common.io.Json;
 import io.replaysafe.common.lease.LeaseFence;
 import java.io.FileNotFoundException;
@@ -61,7 +62,10 @@ public final class InFlightBatch {
     record.put("started_at", java.time.Instant.now().toString());
     byte[] bytes = Json.compact(record).getBytes(StandardCharsets.UTF_8);
     LeaseFence.check("silver's in-flight batch record " + file);
-    try (FSDataOutputStream out = fs().create(file, true)) {
+    // Overwritten whole, whatever is there: S3A need not ask first whether a directory has the
+    // name (a LIST before the PUT). The PUT completes before close returns, before the batch's
+    // first write.
+    try (FSDataOutputStream out = DirectPut.create(fs(), file)) {
       out.write(bytes);
     } catch (IOException e) {
       throw new UncheckedIOException("Cannot write " + file, e);

@@ -2,15 +2,20 @@ package io.replaysafe.silver;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.replaysafe.common.io.Json;
-import java.io.BufferedReader;
+import java.io.FileNotFoundException;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RemoteIterator;
 
 /**
  * What silver's streaming checkpoint says it has processed of bronze, read from its files without
@@ -21,6 +26,11 @@ import org.apache.hadoop.fs.Path;
  * commits/N}), and only an offset that marks the start of a bronze version (index -1): everything
  * before that version was processed. Anything else, or any file it cannot read, answers "unknown",
  * and the stream runs as usual.
+ *
+ * <p>One listing of the whole checkpoint answers it, with the in-flight batch record ({@link
+ * InFlightBatch#FILE}) beside: on S3 one LIST, where a probe and a listing per directory and a
+ * probe for the record took seven requests. The offset file is then read with the length the
+ * listing gave ({@link WholeFileRead}).
  */
 public final class SilverCheckpoint {
   /** The Delta source's index of an offset at the start of a version (nothing of it read). */
@@ -28,6 +38,8 @@ public final class SilverCheckpoint {
 
   /** The Delta source's index of an offset at the end of a version (all of it read). */
   static final long END_INDEX = Long.MAX_VALUE - 100;
+
+  private static final Pattern BATCH = Pattern.compile("\\d+");
 
   private final Path root;
   private final Configuration hadoop;
@@ -38,7 +50,7 @@ public final class SilverCheckpoint {
   }
 
   /**
-   * What the checkpoint says, from one listing of its {@code offsets} and {@code commits}.
+   * What the checkpoint says.
    *
    * @param processedThrough the newest bronze version the checkpoint has fully processed, or empty
    *     when that is unknown (no checkpoint yet, a batch planned but not committed, an offset in
@@ -50,33 +62,88 @@ public final class SilverCheckpoint {
    *     assumes.
    * @param committedThrough the newest bronze version of the newest committed batch, whether or not
    *     a later batch is pending: what {@code status} reports as processed
+   * @param inFlightRecord whether the checkpoint holds {@link InFlightBatch#FILE}, the record of a
+   *     batch another command may have left part-way; a listing that fails answers true
+   * @param started whether the stream has planned a batch (an {@code offsets} file); a listing that
+   *     fails answers true
    */
   public record Reading(
-      OptionalLong processedThrough, boolean batchPending, OptionalLong committedThrough) {}
+      OptionalLong processedThrough,
+      boolean batchPending,
+      OptionalLong committedThrough,
+      boolean inFlightRecord,
+      boolean started) {}
 
   public Reading read() {
     FileSystem fs;
-    OptionalLong offset;
-    OptionalLong commit;
+    Listing listing;
     try {
       fs = root.getFileSystem(hadoop);
-      offset = newestBatch(fs, new Path(root, "offsets"));
-      commit = newestBatch(fs, new Path(root, "commits"));
+      listing = list(fs);
     } catch (IOException | RuntimeException e) {
-      return new Reading(OptionalLong.empty(), true, OptionalLong.empty());
+      return new Reading(OptionalLong.empty(), true, OptionalLong.empty(), true, true);
     }
+    OptionalLong offset = newest(listing.offsets());
+    OptionalLong commit = newest(listing.commits());
     boolean pending =
         offset.isPresent() && (commit.isEmpty() || commit.getAsLong() < offset.getAsLong());
-    return new Reading(
-        processedThrough(fs, offset, commit), pending, processedThrough(fs, commit, commit));
+    OptionalLong committed = processedThrough(fs, listing, commit, commit);
+    // Nothing pending: the newest offsets file is the newest commit's, read once for both.
+    OptionalLong processed = pending ? OptionalLong.empty() : committed;
+    return new Reading(processed, pending, committed, listing.inFlightRecord(), offset.isPresent());
   }
 
-  private OptionalLong processedThrough(FileSystem fs, OptionalLong offset, OptionalLong commit) {
+  /** The checkpoint's batch files by number, and whether the in-flight record is there. */
+  private record Listing(
+      Map<Long, FileStatus> offsets, Map<Long, FileStatus> commits, boolean inFlightRecord) {}
+
+  private Listing list(FileSystem fs) throws IOException {
+    Map<Long, FileStatus> offsets = new HashMap<>();
+    Map<Long, FileStatus> commits = new HashMap<>();
+    boolean inFlight = false;
+    RemoteIterator<LocatedFileStatus> files;
+    try {
+      files = fs.listFiles(root, true);
+    } catch (FileNotFoundException noCheckpointYet) {
+      return new Listing(offsets, commits, false);
+    }
+    String prefix = fs.makeQualified(root).toUri().getPath();
+    String base = prefix.endsWith("/") ? prefix : prefix + "/";
+    while (files.hasNext()) {
+      LocatedFileStatus f = files.next();
+      String path = f.getPath().toUri().getPath();
+      if (!path.startsWith(base)) {
+        continue;
+      }
+      String relative = path.substring(base.length());
+      if (relative.equals(InFlightBatch.FILE)) {
+        inFlight = true;
+      } else if (relative.startsWith("offsets/")) {
+        batch(relative.substring("offsets/".length()), f, offsets);
+      } else if (relative.startsWith("commits/")) {
+        batch(relative.substring("commits/".length()), f, commits);
+      }
+    }
+    return new Listing(offsets, commits, inFlight);
+  }
+
+  private static void batch(String name, FileStatus f, Map<Long, FileStatus> into) {
+    if (BATCH.matcher(name).matches()) {
+      into.put(Long.parseLong(name), f);
+    }
+  }
+
+  private static OptionalLong newest(Map<Long, FileStatus> batches) {
+    return batches.keySet().stream().mapToLong(Long::longValue).max();
+  }
+
+  private OptionalLong processedThrough(
+      FileSystem fs, Listing listing, OptionalLong offset, OptionalLong commit) {
     if (offset.isEmpty() || commit.isEmpty() || offset.getAsLong() != commit.getAsLong()) {
       return OptionalLong.empty();
     }
     try {
-      String source = sourceOffsetLine(fs, new Path(root, "offsets/" + offset.getAsLong()));
+      String source = sourceOffsetLine(fs, listing.offsets().get(offset.getAsLong()));
       if (source == null) {
         return OptionalLong.empty();
       }
@@ -100,35 +167,13 @@ public final class SilverCheckpoint {
     }
   }
 
-  private static OptionalLong newestBatch(FileSystem fs, Path dir) throws IOException {
-    if (!fs.exists(dir)) {
-      return OptionalLong.empty();
-    }
-    long newest = -1;
-    for (FileStatus f : fs.listStatus(dir)) {
-      String name = f.getPath().getName();
-      if (f.isFile() && name.matches("\\d+")) {
-        newest = Math.max(newest, Long.parseLong(name));
-      }
-    }
-    return newest < 0 ? OptionalLong.empty() : OptionalLong.of(newest);
-  }
-
   /**
    * An offset file is a version line, the batch's metadata and one line per source; silver reads
    * one source, so exactly three lines are expected.
    */
-  private static String sourceOffsetLine(FileSystem fs, Path file) throws IOException {
-    try (BufferedReader in =
-        new BufferedReader(new InputStreamReader(fs.open(file), StandardCharsets.UTF_8))) {
-      String version = in.readLine();
-      String metadata = in.readLine();
-      String source = in.readLine();
-      String extra = in.readLine();
-      if (version == null || metadata == null || source == null || extra != null) {
-        return null;
-      }
-      return source;
-    }
+  private static String sourceOffsetLine(FileSystem fs, FileStatus file) throws IOException {
+    byte[] bytes = WholeFileRead.read(fs, file);
+    List<String> lines = new String(bytes, StandardCharsets.UTF_8).lines().toList();
+    return lines.size() == 3 ? lines.get(2) : null;
   }
 }

@@ -23,6 +23,7 @@ import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.streaming.StreamingQuery;
 import org.apache.spark.sql.streaming.StreamingQueryException;
 import org.apache.spark.sql.streaming.Trigger;
@@ -47,21 +48,25 @@ public final class SilverJob {
   // Null for an availableNow run.
   private final ContinuousTrigger continuous;
   private final BatchListener onBatch;
+  // Null unless afterBronzeAt.
+  private final Long bronzeVersionSeen;
 
   private SilverJob(
       PipelineConfig config,
       SparkSession spark,
       ContinuousTrigger continuous,
-      BatchListener onBatch) {
+      BatchListener onBatch,
+      Long bronzeVersionSeen) {
     this.config = config;
     this.spark = spark;
     this.continuous = continuous;
     this.onBatch = onBatch;
+    this.bronzeVersionSeen = bronzeVersionSeen;
   }
 
   public static SilverJob from(PipelineConfig config, SparkSession spark) {
     config.requireSilver();
-    return new SilverJob(config, spark, null, (report, landed) -> {});
+    return new SilverJob(config, spark, null, (report, landed) -> {}, null);
   }
 
   /**
@@ -71,7 +76,7 @@ public final class SilverJob {
    * tombstones are purged between batches, at most every {@link #PURGE_EVERY}.
    */
   public SilverJob continuous(ContinuousTrigger trigger, BatchListener onBatch) {
-    return new SilverJob(config, spark, trigger, onBatch);
+    return new SilverJob(config, spark, trigger, onBatch, bronzeVersionSeen);
   }
 
   /** Told of each silver batch that read rows, as it ends. */
@@ -84,20 +89,44 @@ public final class SilverJob {
     void batchDone(BatchReport report, Instant oldestLanded);
   }
 
+  /**
+   * The same job told the bronze version the bronze run just before it, in this JVM, ended at (its
+   * {@code BronzeResult.bronzeVersion}): when Delta's cached snapshot of bronze is at that version,
+   * silver takes bronze's schema, properties and version from it instead of listing bronze's log
+   * again. Bronze is written only under the pipeline's lease, which this run holds.
+   */
+  public SilverJob afterBronzeAt(long bronzeVersion) {
+    return new SilverJob(config, spark, continuous, onBatch, bronzeVersion);
+  }
+
   public SilverResult execute() {
     long started = System.nanoTime();
     SparkSessions.applyStorage(spark, config.storage());
     String bronzePath = config.bronze().path();
-    if (!DeltaTables.exists(spark, bronzePath)) {
-      throw SilverErrors.noBronzeTable(config.name(), bronzePath);
-    }
+    Snapshot bronze =
+        (bronzeVersionSeen == null
+                ? DeltaTables.snapshot(spark, bronzePath)
+                : DeltaTables.snapshotAt(spark, bronzePath, bronzeVersionSeen))
+            .orElseThrow(() -> SilverErrors.noBronzeTable(config.name(), bronzePath));
     ContractHistory.Resolved resolved = ContractHistory.resolve(spark, config);
     SilverContract contract = resolved.contract();
-    requireBronzeSchema(bronzePath);
+    requireBronzeSchema(bronzePath, bronze);
     SilverTables tables = new SilverTables(spark, contract);
-    tables.ensureExist();
-    // Before any other write: a batch another command left part-way is undone across its tables.
-    InFlightBatch.of(spark, config.requireSilver().checkpoint()).recover();
+    if (resolved.toRecord().isPresent()) {
+      // A contract version is recorded only after every table was created or evolved to it: when
+      // the contract is the recorded one, they were, and looking (a read of each table's log)
+      // would find nothing to do.
+      tables.ensureExist();
+    }
+    SilverCheckpoint.Reading checkpoint =
+        new SilverCheckpoint(
+                config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
+            .read();
+    if (checkpoint.inFlightRecord()) {
+      // Before any other write: a batch another command left part-way is undone across its
+      // tables. The checkpoint's listing shows whether such a record exists.
+      InFlightBatch.of(spark, config.requireSilver().checkpoint()).recover();
+    }
     // Recorded after the tables evolved: a run stopped in between evolves nothing the next time
     // and records the version then.
     ContractHistory.record(spark, resolved);
@@ -106,11 +135,7 @@ public final class SilverJob {
       truncates.ensureExists();
     }
     TargetTable target = TargetTable.of(spark, contract, tables, truncates);
-    long bronzeVersion = latestVersion(bronzePath);
-    SilverCheckpoint.Reading checkpoint =
-        new SilverCheckpoint(
-                config.requireSilver().checkpoint(), spark.sparkContext().hadoopConfiguration())
-            .read();
+    long bronzeVersion = bronze.version();
     OptionalLong processed = checkpoint.processedThrough();
     List<BatchReport> reports;
     if (continuous == null && processed.isPresent() && processed.getAsLong() >= bronzeVersion) {
@@ -127,8 +152,8 @@ public final class SilverJob {
         processor.noInterruptedAttempt();
       }
       Runnable purge = target::expireState;
-      BronzeRetention.Start start = BronzeRetention.check(spark, config, processed, bronzeVersion);
-      reports = stream(processor, purge, bronzePath, processed, bronzeVersion, start);
+      BronzeRetention.Start start = BronzeRetention.check(spark, config, checkpoint, bronze);
+      reports = stream(processor, purge, bronze, processed, start);
     }
     long purged = target.expireState();
     SilverResult result =
@@ -146,14 +171,14 @@ public final class SilverJob {
   private List<BatchReport> stream(
       SilverBatchProcessor processor,
       Runnable purge,
-      String bronzePath,
+      Snapshot bronzeSnapshot,
       OptionalLong processed,
-      long bronzeVersion,
       BronzeRetention.Start start) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
-
-    // One read of bronze's table properties decides both the source options and the filter.
-    boolean changeFeed = changeFeedEnabled(bronzePath);
+    String bronzePath = config.bronze().path();
+    // Bronze's table properties, from the snapshot the run read, decide both the source options
+    // and the filter.
+    boolean changeFeed = changeFeedEnabled(bronzeSnapshot);
     var reader = spark.readStream().format("delta");
     if (changeFeed) {
       reader = reader.option("readChangeFeed", "true");
@@ -182,7 +207,7 @@ public final class SilverJob {
               .notEqual("insert")
               .and(
                   col(ReservedNames.COMMIT_VERSION)
-                      .isin(notEventVersions(bronzePath, processed, bronzeVersion).toArray()));
+                      .isin(notEventVersions(bronzeSnapshot, processed).toArray()));
       bronze = bronze.where(not(backfill));
     }
     long[] lastPurge = {System.nanoTime()};
@@ -270,14 +295,13 @@ public final class SilverJob {
    * bronze evolves its table on its next run, and silver cannot read a column bronze does not have
    * yet.
    */
-  private void requireBronzeSchema(String bronzePath) {
+  private void requireBronzeSchema(String bronzePath, Snapshot snapshot) {
     // Bronze's latest metadata tells without a DataFrame over the table (on S3, a search for its
     // root and a listing of its log) when every column is there at its type, as on nearly every
     // run. Its schema may carry Delta's internal field metadata, which the DataFrame's drops and
     // which a nested struct's equality would see: anything short of a match is decided on the
     // DataFrame's schema, as before.
-    var snapshot = DeltaTables.snapshot(spark, bronzePath);
-    if (snapshot.isPresent() && holdsSourceColumns(snapshot.get().schema())) {
+    if (holdsSourceColumns(snapshot.schema())) {
       return;
     }
     StructType bronze = DeltaTable.forPath(spark, bronzePath).toDF().schema();
@@ -310,15 +334,27 @@ public final class SilverJob {
   /**
    * Bronze versions written by {@code bronze --promote-rescued} (tagged in their commit info) among
    * those the stream can read: after {@code processed} when the checkpoint tells how far it got,
-   * else all. Only those commits are read: bronze's whole history grows by a commit per run (a run
-   * every five minutes keeps 8,640 within Delta's default 30-day log retention), and reading it all
-   * was a Spark job over every commit file on each silver run. {@code history(n)} reads the newest
-   * n commits when it runs: when bronze committed since {@code latest} was read and they no longer
-   * reach back to the first unprocessed version, the whole history is read instead. A version
-   * committed after the look is not in the list: its backfill rows then stop the batch as a bronze
-   * change, and the next run reads it.
+   * else all. Read from the commit files {@code snapshot} lists ({@link BronzeCommits}) when it
+   * lists all of them; otherwise from Delta's history. Only those commits are read: bronze's whole
+   * history grows by a commit per run (a run every five minutes keeps 8,640 within Delta's default
+   * 30-day log retention), and reading it all was a Spark job over every commit file on each silver
+   * run. {@code history(n)} reads the newest n commits when it runs: when bronze committed since
+   * {@code latest} was read and they no longer reach back to the first unprocessed version, the
+   * whole history is read instead. A version committed after the look is not in the list: its
+   * backfill rows then stop the batch as a bronze change, and the next run reads it.
    */
-  private List<Long> notEventVersions(String bronzePath, OptionalLong processed, long latest) {
+  private List<Long> notEventVersions(Snapshot snapshot, OptionalLong processed) {
+    if (processed.isPresent()) {
+      // The commits the run's snapshot of bronze lists: one GET each, nothing else.
+      var listed =
+          BronzeCommits.after(
+              snapshot, processed.getAsLong(), spark.sparkContext().hadoopConfiguration());
+      if (listed.isPresent()) {
+        return listed.get().notEventVersions();
+      }
+    }
+    String bronzePath = config.bronze().path();
+    long latest = snapshot.version();
     DeltaTable bronze = DeltaTable.forPath(spark, bronzePath);
     if (processed.isPresent()) {
       long after = processed.getAsLong();
@@ -341,7 +377,9 @@ public final class SilverJob {
         .toList();
   }
 
-  private boolean changeFeedEnabled(String bronzePath) {
-    return "true".equals(DeltaTables.property(spark, bronzePath, "delta.enableChangeDataFeed"));
+  private static boolean changeFeedEnabled(Snapshot bronze) {
+    scala.Option<String> value =
+        bronze.metadata().configuration().get("delta.enableChangeDataFeed");
+    return value.isDefined() && "true".equals(value.get());
   }
 }

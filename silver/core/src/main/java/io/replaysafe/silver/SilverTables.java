@@ -1,6 +1,7 @@
 package io.replaysafe.silver;
 
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.spark.DeltaSchemaEvolution;
 import io.replaysafe.common.spark.DeltaTables;
 import org.apache.spark.sql.Dataset;
@@ -86,6 +87,16 @@ public final class SilverTables {
    */
   public boolean mayHoldTombstones() {
     return !DeltaTables.knownEmpty(spark, contract.tombstonePath());
+  }
+
+  /**
+   * False when the tombstone table's latest checksum shows no tombstone deleted before {@code
+   * cutoff} (its files' statistics of {@code deleted_at}), or no file at all: purging it then
+   * removes nothing.
+   */
+  public boolean mayHoldTombstonesBefore(java.time.Instant cutoff) {
+    return !DeltaTables.knownNoneBefore(
+        spark, contract.tombstonePath(), ReservedNames.DELETED_AT, cutoff);
   }
 
   public Dataset<Row> events() {

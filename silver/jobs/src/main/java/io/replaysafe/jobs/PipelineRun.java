@@ -38,7 +38,13 @@ public final class PipelineRun {
       return new Outcome(null, null, Layer.BRONZE, e);
     }
     try {
-      return new Outcome(bronze, SilverJob.from(pipeline, spark).execute(), null, null);
+      SilverJob silver = SilverJob.from(pipeline, spark);
+      if (bronze.bronzeVersion() != null) {
+        // Bronze has just read its table's newest version in this session: silver reads it from
+        // there instead of listing bronze's log again.
+        silver = silver.afterBronzeAt(bronze.bronzeVersion());
+      }
+      return new Outcome(bronze, silver.execute(), null, null);
     } catch (RuntimeException e) {
       return new Outcome(bronze, null, Layer.SILVER, e);
     }
