@@ -4,21 +4,17 @@ import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.SourceFormat;
 import java.io.IOException;
-import java.net.URI;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.catalyst.plans.logical.LogicalPlan;
 import org.apache.spark.sql.classic.Dataset;
 import org.apache.spark.sql.classic.Dataset$;
 import org.apache.spark.sql.classic.SparkSession;
@@ -28,10 +24,7 @@ import org.apache.spark.sql.execution.datasources.DataSource$;
 import org.apache.spark.sql.execution.datasources.FileFormat;
 import org.apache.spark.sql.execution.datasources.HadoopFsRelation;
 import org.apache.spark.sql.execution.datasources.InMemoryFileIndex;
-import org.apache.spark.sql.execution.datasources.LogicalRelation;
 import org.apache.spark.sql.execution.datasources.LogicalRelation$;
-import org.apache.spark.sql.execution.datasources.NoopCache$;
-import org.apache.spark.sql.execution.datasources.PartitioningAwareFileIndex;
 import org.apache.spark.sql.execution.streaming.Offset;
 import org.apache.spark.sql.execution.streaming.Source;
 import org.apache.spark.sql.types.StructType;
@@ -50,12 +43,13 @@ import scala.jdk.javaapi.CollectionConverters;
  * and plans them again; a batch planned but not committed is read again from the file state, with
  * the same files. Memory and time follow the files a run considers, never the files ever seen.
  *
- * <p>When the batch runs, each file is looked up (a HEAD on S3) to build the batch's file index, as
- * Spark's file source did. A file gone since it was found, or whose lookup fails otherwise (a 403
- * on S3), is a bad file by bronze's rule: it is recorded in the bad-files table, with the lookup's
- * own error, and left out of that batch; the run goes on. They are recorded before the batch is
- * handed to the query, so before it commits: a run stopped in between plans the same batch again
- * and records the same files again (the table merges on path), and none is lost.
+ * <p>When the batch runs, each file is looked up once (a HEAD on S3), and the batch's file index is
+ * built from those lookups ({@link BatchFiles}): Spark's file source looked each file up by listing
+ * it, a LIST and a HEAD on S3. A file gone since it was found, or whose lookup fails otherwise (a
+ * 403 on S3), is a bad file by bronze's rule: it is recorded in the bad-files table, with the
+ * lookup's own error, and left out of that batch; the run goes on. They are recorded before the
+ * batch is handed to the query, so before it commits: a run stopped in between plans the same batch
+ * again and records the same files again (the table merges on path), and none is lost.
  *
  * <p>Parquet and Avro files are read on their own schemas ({@link RescuingFileFormat}): each file's
  * schema is read from its footer or header while the batch is planned ({@link FileSchemas}), and a
@@ -281,7 +275,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   public org.apache.spark.sql.Dataset<Row> getBatch(Option<Offset> start, Offset end) {
     if (committedBatchReplay) {
       committedBatchReplay = false;
-      return relation(List.of(), Map.of()); // discarded unread: see committedBatchReplay
+      return relation(Map.of(), Map.of()); // discarded unread: see committedBatchReplay
     }
     long first = start.isDefined() ? BatchOffset.of(start.get()) : -1;
     long last = BatchOffset.of(end);
@@ -289,77 +283,43 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     Map<String, String> fileOptions = Map.of();
     if (format.selfDescribing()) {
       FileSchemas.Read schemas = FileSchemas.read(spark, format, files);
-      if (!schemas.unreadable().isEmpty()) {
-        if (badFiles == null) {
-          BadFiles.BadFile bad = schemas.unreadable().get(0);
-          throw BronzeErrors.unreadableFile(bad);
-        }
-        record(last, schemas.unreadable());
-      }
+      leaveOut(schemas.unreadable(), last);
       files = schemas.readable();
       fileOptions = Map.of(RescuingFileFormat.FILE_SCHEMAS, schemas.option());
     }
-    Dataset<Row> batch;
-    try {
-      batch = planned(files, fileOptions);
-    } catch (Exception e) { // the lookup's IOException, thrown by Scala without declaring it
-      if (badFiles == null || !causedByIo(e)) {
-        throw e;
-      }
-      return withoutFilesFailingLookup(files, last, e, fileOptions);
-    }
-    if (badFiles != null) {
-      recordDropped(batch, last);
-    }
-    return batch;
+    BatchFiles.LookedUp looked = BatchFiles.lookUp(spark, files);
+    leaveOut(looked.failed(), last);
+    return relation(looked.found(), fileOptions);
   }
 
   /**
-   * The batch over these files as Spark's file source planned it: a relation whose file index looks
-   * each file up (a missing one is dropped, see recordDropped; a failing lookup throws).
+   * Records the files that could not be looked up or opened, before the batch is handed to the
+   * query; without a bad-files table (a read outside a bronze run) the batch fails on the first.
    */
-  private Dataset<Row> planned(List<String> files, Map<String, String> fileOptions) {
-    List<Path> paths = new ArrayList<>();
-    files.forEach(f -> paths.add(new Path(URI.create(f))));
+  private void leaveOut(List<BadFiles.BadFile> bad, long batch) {
+    if (bad.isEmpty()) {
+      return;
+    }
+    if (badFiles == null) {
+      throw BronzeErrors.unreadableFile(bad.get(0));
+    }
+    record(batch, bad);
+  }
+
+  /**
+   * The batch over these files as Spark's file source plans it, a streaming relation over exactly
+   * these files (globs not expanded), but with a file index built from the batch's own lookups
+   * ({@link BatchFiles}): Spark's would look every file up again, by listing it.
+   *
+   * @param files each file's status, by the file as the file state names it
+   */
+  private Dataset<Row> relation(Map<String, FileStatus> files, Map<String, String> fileOptions) {
     var options = scalaMap(withFileOptions(fileOptions));
-    InMemoryFileIndex index =
-        new InMemoryFileIndex(
-            spark,
-            CollectionConverters.asScala(paths).toList(),
-            options,
-            Option.apply(schema),
-            NoopCache$.MODULE$,
-            Option.empty(),
-            Option.empty());
+    InMemoryFileIndex index = BatchFiles.index(spark, files, options, schema);
     HadoopFsRelation relation =
         new HadoopFsRelation(
             index, index.partitionSchema(), schema, Option.empty(), newFormat(), options, spark);
     return Dataset$.MODULE$.ofRows(spark, LogicalRelation$.MODULE$.apply(relation, true));
-  }
-
-  /**
-   * Planning failed on a lookup. Each planned file is looked up again, alone; those that fail are
-   * recorded and the batch is planned over the others. When every lookup succeeds now, the failure
-   * was not one file's: the batch fails as it did.
-   */
-  private Dataset<Row> withoutFilesFailingLookup(
-      List<String> files, long batch, Exception e, Map<String, String> fileOptions) {
-    Configuration conf = spark.sessionState().newHadoopConf();
-    List<String> readable = new ArrayList<>();
-    List<BadFiles.BadFile> failed = new ArrayList<>();
-    for (String file : files) {
-      Optional<BadFiles.BadFile> bad = BadFiles.lookUp(conf, file);
-      if (bad.isPresent()) {
-        failed.add(bad.get());
-      } else {
-        readable.add(new Path(URI.create(file)).toString());
-      }
-    }
-    if (failed.isEmpty()) {
-      throw sneaky(e);
-    }
-    record(batch, failed);
-    return relation(readable, fileOptions);
   }
 
   private FileFormat newFormat() {
@@ -380,46 +340,6 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     return options;
   }
 
-  /**
-   * The index drops a planned file whose lookup found nothing (Spark's HadoopFSUtils ignores a
-   * FileNotFoundException on a root path). Each planned file missing from the index is recorded:
-   * with the error of looking it up now, or, should it be back already, as not found at planning.
-   */
-  private void recordDropped(Dataset<Row> batch, long last) {
-    LogicalPlan plan = batch.queryExecution().analyzed();
-    if (!(plan instanceof LogicalRelation relation)
-        || !(relation.relation() instanceof HadoopFsRelation fsRelation)
-        || !(fsRelation.location() instanceof PartitioningAwareFileIndex index)) {
-      return;
-    }
-    Set<Path> found = new LinkedHashSet<>();
-    CollectionConverters.asJava(index.allFiles()).forEach(status -> found.add(status.getPath()));
-    List<Path> planned = CollectionConverters.asJava(index.rootPaths());
-    if (found.size() >= planned.size()) {
-      return; // every planned file is in the index: the usual case costs no lookup
-    }
-    Configuration conf = spark.sessionState().newHadoopConf();
-    List<BadFiles.BadFile> dropped = new ArrayList<>();
-    for (Path p : planned) {
-      String file = p.toUri().toString();
-      if (!found.contains(p)) {
-        dropped.add(
-            BadFiles.lookUp(conf, file)
-                .orElseGet(
-                    () ->
-                        BadFiles.bad(
-                            file,
-                            null,
-                            new java.io.FileNotFoundException(
-                                file
-                                    + " was not found when bronze batch "
-                                    + last
-                                    + " was planned"))));
-      }
-    }
-    record(last, dropped);
-  }
-
   private void record(long batch, List<BadFiles.BadFile> bad) {
     badFiles.record(bad, batch);
     for (BadFiles.BadFile f : bad) {
@@ -432,43 +352,6 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
           f.errorMessage(),
           badFiles.path());
     }
-  }
-
-  /**
-   * The batch over these files, planned as the file source plans it: a relation over exactly these
-   * paths (globs not expanded), marked streaming. Built through the public reader and
-   * LogicalRelation's (relation, isStreaming) factory, whose signatures are the same on Spark 4.1
-   * and 4.2; DataSource's own factory and resolveRelation are not (the cluster jar runs on both).
-   */
-  private Dataset<Row> relation(List<String> paths, Map<String, String> fileOptions) {
-    LogicalPlan read =
-        spark
-            .read()
-            .format(newFormat().getClass().getName())
-            .schema(schema)
-            .options(withFileOptions(fileOptions))
-            .load(paths.toArray(String[]::new))
-            .queryExecution()
-            .analyzed();
-    if (!(read instanceof LogicalRelation files)) {
-      throw new IllegalStateException(
-          "Bronze expected a file relation for the batch's readable files, got " + read.nodeName());
-    }
-    return Dataset$.MODULE$.ofRows(spark, LogicalRelation$.MODULE$.apply(files.relation(), true));
-  }
-
-  private static boolean causedByIo(Throwable e) {
-    for (Throwable t = e; t != null && t.getCause() != t; t = t.getCause()) {
-      if (t instanceof IOException) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <E extends Throwable> RuntimeException sneaky(Throwable e) throws E {
-    throw (E) e;
   }
 
   private static scala.collection.immutable.Map<String, String> scalaMap(Map<String, String> map) {

@@ -1,0 +1,196 @@
+package io.replaysafe.bronze;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.replaysafe.common.config.ConfigLoader;
+import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.config.StorageConfig;
+import io.replaysafe.common.s3.EmbeddedS3Server;
+import io.replaysafe.common.testing.FaultyS3Proxy;
+import io.replaysafe.common.testing.S3LandingZone;
+import io.replaysafe.common.testing.SparkTestBase;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * What a run with new files asks of the landing bucket, counted on the embedded endpoint through
+ * the counting proxy (the tables and checkpoint in a bucket of their own): each new file is looked
+ * up once when its batch is planned (a HEAD), then opened and read (S3A's HEAD on opening, a GET),
+ * and nothing is listed for it. In notification mode between backfills that makes no LIST at all;
+ * in listing mode only LISTs of the source's prefix. The same for CSV, whose reader opens its files
+ * on its own.
+ */
+class NewFilesS3RequestsTest extends SparkTestBase {
+  private static final Logger LOG = LoggerFactory.getLogger(NewFilesS3RequestsTest.class);
+  private static final String LANDING = "new-files-landing";
+  private static final String LAKE = "new-files-lake";
+  private static final int NEW_FILES = 3;
+
+  /**
+   * The lookup that plans the batch, and S3A's when the reader opens the file (S3A 3.5.0 sent it
+   * here even when told the file's length, {@code fs.option.openfile.length}).
+   */
+  private static final long HEADS_PER_FILE = 2;
+
+  private static EmbeddedS3Server server;
+  private static FaultyS3Proxy proxy;
+  private static S3LandingZone zone;
+
+  @BeforeAll
+  static void start() throws Exception {
+    server = EmbeddedS3Server.start(0, List.of(LANDING, LAKE));
+    server.credentials().installAsSystemProperties();
+    proxy = new FaultyS3Proxy(server.endpoint());
+    zone =
+        new S3LandingZone(
+            StorageConfig.of(server.endpoint().toString(), "us-east-1", true), LANDING, "in");
+  }
+
+  @AfterAll
+  static void stop() throws Exception {
+    proxy.close();
+    server.close();
+  }
+
+  @Test
+  void notificationModeListsNothingForItsNewFiles() {
+    String run = "n" + UUID.randomUUID().toString().substring(0, 8);
+    try (SqsQueue queue = SqsQueue.start("requests-" + run, 1)) {
+      PipelineConfig config =
+          config(run, "  discovery: notifications\n  queueUrl: " + queue.url() + "\n");
+      land(run, "f0.json", json(0), queue);
+      assertThat(BronzeIngest.from(config, spark).execute().files()).isEqualTo(1); // backfill
+      for (int i = 1; i <= NEW_FILES; i++) {
+        land(run, "f" + i + ".json", json(i), queue);
+      }
+
+      List<String> landing = landingRequestsOf(config, "notifications");
+
+      assertThat(proxy.requestsByKind(LANDING))
+          .as("the landing bucket's requests, by kind")
+          .isEqualTo(Map.of("HEAD", HEADS_PER_FILE * NEW_FILES, "GET", (long) NEW_FILES));
+      assertEachNewFileLookedUpAndRead(run, ".json", landing);
+    }
+  }
+
+  @Test
+  void csvFilesAreLookedUpOnceAndReadWithoutAnotherLookup() {
+    String run = "c" + UUID.randomUUID().toString().substring(0, 8);
+    try (SqsQueue queue = SqsQueue.start("requests-" + run, 1)) {
+      PipelineConfig config =
+          config(
+              run, "  format: csv\n  discovery: notifications\n  queueUrl: " + queue.url() + "\n");
+      land(run, "f0.csv", csv(0), queue);
+      assertThat(BronzeIngest.from(config, spark).execute().files()).isEqualTo(1); // backfill
+      for (int i = 1; i <= NEW_FILES; i++) {
+        land(run, "f" + i + ".csv", csv(i), queue);
+      }
+
+      List<String> landing = landingRequestsOf(config, "notifications (CSV)");
+
+      assertThat(proxy.requestsByKind(LANDING))
+          .as("the landing bucket's requests, by kind")
+          .isEqualTo(Map.of("HEAD", HEADS_PER_FILE * NEW_FILES, "GET", (long) NEW_FILES));
+      assertEachNewFileLookedUpAndRead(run, ".csv", landing);
+    }
+  }
+
+  @Test
+  void listingModeListsOnlyThePrefix() {
+    String run = "l" + UUID.randomUUID().toString().substring(0, 8);
+    PipelineConfig config = config(run, "");
+    land(run, "f0.json", json(0), null);
+    assertThat(BronzeIngest.from(config, spark).execute().files()).isEqualTo(1);
+    for (int i = 1; i <= NEW_FILES; i++) {
+      land(run, "f" + i + ".json", json(i), null);
+    }
+
+    List<String> landing = landingRequestsOf(config, "listing");
+
+    assertThat(landing)
+        .as("the LISTs of the landing bucket: of the source's prefix, none of a file")
+        .filteredOn(r -> r.startsWith("LIST "))
+        .isNotEmpty()
+        .allMatch(r -> r.endsWith("prefix=in%2F" + run + "%2Flanding%2F"));
+    assertEachNewFileLookedUpAndRead(run, ".json", landing);
+  }
+
+  /** Each new file's own requests: its lookup and its read, nothing else. */
+  private static void assertEachNewFileLookedUpAndRead(
+      String run, String suffix, List<String> landing) {
+    for (int i = 1; i <= NEW_FILES; i++) {
+      String name = "f" + i + suffix;
+      String object = "/" + LANDING + "/in/" + run + "/landing/" + name;
+      assertThat(landing)
+          .as("the requests naming " + object)
+          .filteredOn(r -> r.contains(name))
+          .containsExactly("HEAD " + object, "HEAD " + object, "GET " + object);
+    }
+  }
+
+  /** Runs bronze, which must ingest the new files, and returns the landing bucket's requests. */
+  private List<String> landingRequestsOf(PipelineConfig config, String mode) {
+    proxy.resetCounts();
+    proxy.recordTargets(true);
+    BronzeResult result = BronzeIngest.from(config, spark).execute();
+    proxy.recordTargets(false);
+    assertThat(result)
+        .extracting(BronzeResult::files, BronzeResult::rows)
+        .containsExactly((long) NEW_FILES, (long) NEW_FILES);
+    List<String> landing =
+        proxy.recordedTargets().stream().filter(r -> r.contains("/" + LANDING)).toList();
+    // For whoever counts: the landing bucket's requests, in the order sent.
+    LOG.warn(
+        "A {} run with {} new files: landing bucket {}:\n  {}",
+        mode,
+        NEW_FILES,
+        proxy.requestsByKind(LANDING),
+        String.join("\n  ", landing));
+    return landing;
+  }
+
+  private static byte[] json(int id) {
+    return ("{\"order_id\":" + id + ",\"status\":\"Created\"}\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] csv(int id) {
+    return ("order_id,status\n" + id + ",Created\n").getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static void land(String run, String name, byte[] line, SqsQueue queue) {
+    zone.put(run + "/landing/" + name, line);
+    if (queue != null) {
+      queue.notifyCreated(LANDING, "in/" + run + "/landing/" + name, line.length, "etag-" + name);
+    }
+  }
+
+  private static PipelineConfig config(String run, String discovery) {
+    return ConfigLoader.parse(
+        "test",
+        "name: requests\nstorage:\n  endpoint: "
+            + proxy.endpoint()
+            + "\n  region: us-east-1\n  pathStyleAccess: true\n"
+            + "source:\n  path: s3a://"
+            + LANDING
+            + "/in/"
+            + run
+            + "/landing\n  schema: \"order_id BIGINT, status STRING\"\n"
+            + discovery
+            + "bronze:\n  path: s3a://"
+            + LAKE
+            + "/"
+            + run
+            + "/bronze\n  checkpoint: s3a://"
+            + LAKE
+            + "/"
+            + run
+            + "/checkpoint\n");
+  }
+}
