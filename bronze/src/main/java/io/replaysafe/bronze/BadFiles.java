@@ -17,6 +17,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -65,6 +67,14 @@ public final class BadFiles {
       return LineTooLongException.class.getName().equals(errorClass);
     }
   }
+
+  /**
+   * Per table path, how many times this JVM recorded files a batch skipped: a run that recorded
+   * none knows it skipped none without reading the table ({@link #batchRecordsInThisJvm}). Every
+   * such record is made on the driver, by the run's own source or recovery; the writer's lease
+   * keeps any other process from running bronze on the same tables meanwhile.
+   */
+  private static final Map<String, AtomicLong> BATCH_RECORDS = new ConcurrentHashMap<>();
 
   private final String path;
   private final String pipeline;
@@ -116,6 +126,10 @@ public final class BadFiles {
               null,
               null));
     }
+    if (batchId >= 0) {
+      // Counted before the write: a record that fails half way is read back, never missed.
+      BATCH_RECORDS.computeIfAbsent(path, p -> new AtomicLong()).incrementAndGet();
+    }
     Dataset<Row> incoming = spark.createDataFrame(rows, SCHEMA);
     if (!exists()) {
       DeltaTable.createIfNotExists(spark)
@@ -132,6 +146,12 @@ public final class BadFiles {
         .whenNotMatched()
         .insertAll()
         .execute();
+  }
+
+  /** How many times this JVM recorded files skipped by a batch into this table so far. */
+  long batchRecordsInThisJvm() {
+    AtomicLong records = BATCH_RECORDS.get(path);
+    return records == null ? 0 : records.get();
   }
 
   /** Files waiting for a decision ({@code open}) or for the next run ({@code retry}). */

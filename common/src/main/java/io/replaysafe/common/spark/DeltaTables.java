@@ -1,11 +1,14 @@
 package io.replaysafe.common.spark;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.io.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -139,7 +142,12 @@ public final class DeltaTables {
     return snapshot(spark, path).map(s -> readSmall(spark, path, s));
   }
 
-  private static Dataset<Row> readSmall(SparkSession spark, String path, Snapshot snapshot) {
+  /**
+   * As {@link #readSmall(SparkSession, String)}, at {@code snapshot}, which the caller has just
+   * taken: a caller with several questions for one version of the table asks them all of one
+   * snapshot, and its log is not listed again for each.
+   */
+  public static Dataset<Row> readSmall(SparkSession spark, String path, Snapshot snapshot) {
     List<String> files;
     try {
       files = listedPlainFiles(snapshot);
@@ -169,6 +177,23 @@ public final class DeltaTables {
    * in the files.
    */
   static List<String> listedPlainFiles(Snapshot snapshot) {
+    List<AddFile> listed = listedFiles(snapshot);
+    if (listed == null) {
+      return null;
+    }
+    List<String> files = new ArrayList<>();
+    for (AddFile file : listed) {
+      files.add(file.absolutePath(snapshot.deltaLog()).toString());
+    }
+    return files;
+  }
+
+  /**
+   * Every data file of {@code snapshot} as its checksum lists them, or null when that list cannot
+   * stand for the rows: only at reader version 1 (no deletion vectors or other reader feature) and
+   * without partition columns, and only when the checksum lists every file.
+   */
+  private static List<AddFile> listedFiles(Snapshot snapshot) {
     if (snapshot.protocol().minReaderVersion() != 1
         || !snapshot.metadata().partitionColumns().isEmpty()) {
       return null;
@@ -179,14 +204,46 @@ public final class DeltaTables {
     }
     List<AddFile> listed =
         scala.jdk.javaapi.CollectionConverters.asJava(checksum.get().allFiles().get());
-    if (listed.size() != checksum.get().numFiles()) {
-      return null;
+    return listed.size() == checksum.get().numFiles() ? listed : null;
+  }
+
+  /**
+   * The largest value of the integral column {@code column} over the rows of {@code snapshot}, from
+   * the statistics Delta writes for each data file (the checksum lists every file with them): no
+   * data file is read, no request made. An empty {@code OptionalLong} when the snapshot holds no
+   * row. Empty when the statistics cannot tell: no checksum listing the files (see listedFiles), a
+   * file without statistics or without the column's maximum (all its values null, or the column
+   * beyond {@code delta.dataSkippingNumIndexedCols}); the caller then reads the rows. The maxima
+   * are exact for integral columns: Delta truncates only strings.
+   */
+  public static Optional<OptionalLong> maxFromStatistics(Snapshot snapshot, String column) {
+    List<AddFile> listed;
+    try {
+      listed = listedFiles(snapshot);
+    } catch (LinkageError otherDelta) {
+      return Optional.empty(); // as in readSmall: another build of Delta's internals
     }
-    List<String> files = new ArrayList<>();
+    if (listed == null) {
+      return Optional.empty();
+    }
+    long max = Long.MIN_VALUE;
+    boolean anyRow = false;
     for (AddFile file : listed) {
-      files.add(file.absolutePath(snapshot.deltaLog()).toString());
+      Optional<JsonNode> stats = Json.tryRead(file.stats());
+      if (stats.isEmpty()) {
+        return Optional.empty();
+      }
+      if (stats.get().path("numRecords").asLong(-1) == 0) {
+        continue;
+      }
+      JsonNode value = stats.get().path("maxValues").path(column);
+      if (!value.isIntegralNumber()) {
+        return Optional.empty();
+      }
+      max = Math.max(max, value.asLong());
+      anyRow = true;
     }
-    return files;
+    return Optional.of(anyRow ? OptionalLong.of(max) : OptionalLong.empty());
   }
 
   /** The latest snapshot; where there is no table, Delta's own "not a Delta table" error. */
