@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -315,7 +316,13 @@ public final class BronzeIngest {
   private boolean sourceExists(String path) {
     try {
       Path p = new Path(path);
-      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).exists(p);
+      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      // A landing path is a directory: asked for first, it is found with one request on S3A, whose
+      // plain exists() asks for an object of that name first (a HEAD), then for a directory (a
+      // LIST). A file by that name is still found.
+      @SuppressWarnings("deprecation")
+      boolean found = fs.isDirectory(p) || fs.isFile(p);
+      return found;
     } catch (IOException e) {
       throw StorageErrors.cannotList("source.path", path, e);
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -88,6 +89,25 @@ public final class DeltaTables {
     return snapshot.version() < 0 ? Optional.empty() : Optional.of(snapshot);
   }
 
+  /**
+   * False when no Delta table can be at {@code path}: its {@code _delta_log} directory does not
+   * exist. One probe for a directory (on S3A a LIST), where Delta's own look at a missing table
+   * takes four requests (its last checkpoint, a listing of the log, and the directory twice). For a
+   * table that is usually missing (a pipeline's bad files): ask this first, then {@link #exists}.
+   * An I/O error answers true, and Delta's look then decides.
+   */
+  public static boolean mayExist(SparkSession spark, String path) {
+    Path log = new Path(path, "_delta_log");
+    try {
+      @SuppressWarnings("deprecation")
+      boolean found =
+          log.getFileSystem(spark.sparkContext().hadoopConfiguration()).isDirectory(log);
+      return found;
+    } catch (java.io.IOException | RuntimeException e) {
+      return true;
+    }
+  }
+
   /** Whether a Delta table (one commit at least) has its root at {@code path}; see snapshot. */
   public static boolean exists(SparkSession spark, String path) {
     return snapshot(spark, path).isPresent();
@@ -148,9 +168,15 @@ public final class DeltaTables {
    * snapshot, and its log is not listed again for each.
    */
   public static Dataset<Row> readSmall(SparkSession spark, String path, Snapshot snapshot) {
-    List<String> files;
+    List<ListedParquet.File> files;
     try {
-      files = listedPlainFiles(snapshot);
+      List<AddFile> listed = listedFiles(snapshot);
+      files = listed == null ? null : new ArrayList<>();
+      for (AddFile file : listed == null ? List.<AddFile>of() : listed) {
+        files.add(
+            new ListedParquet.File(
+                file.absolutePath(snapshot.deltaLog()), file.size(), file.modificationTime()));
+      }
     } catch (LinkageError otherDelta) {
       // Snapshot, VersionChecksum and AddFile are Delta's internals: another build of Delta (a
       // vendor's runtime) may lack a method used here. Then nothing is known.
@@ -160,9 +186,10 @@ public final class DeltaTables {
       return spark.read().format("delta").load(path);
     }
     StructType schema = snapshot.metadata().schema();
+    // The log gives each file's size: the files are read without being looked up first.
     return files.isEmpty()
         ? spark.createDataFrame(List.of(), schema)
-        : spark.read().schema(schema).parquet(files.toArray(String[]::new));
+        : ListedParquet.read(spark, schema, files);
   }
 
   /** As {@link #listedPlainFiles(Snapshot)} for the latest version of the table at {@code path}. */
