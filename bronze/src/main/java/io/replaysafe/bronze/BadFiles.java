@@ -17,6 +17,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -66,6 +68,14 @@ public final class BadFiles {
     }
   }
 
+  /**
+   * Per table path, how many times this JVM recorded files a batch skipped: a run that recorded
+   * none knows it skipped none without reading the table ({@link #batchRecordsInThisJvm}). Every
+   * such record is made on the driver, by the run's own source or recovery; the writer's lease
+   * keeps any other process from running bronze on the same tables meanwhile.
+   */
+  private static final Map<String, AtomicLong> BATCH_RECORDS = new ConcurrentHashMap<>();
+
   private final String path;
   private final String pipeline;
   private final SparkSession spark;
@@ -91,7 +101,9 @@ public final class BadFiles {
   }
 
   private boolean exists() {
-    return DeltaTables.exists(spark, path());
+    // A pipeline in good health has no bad files, and so no table: its missing log directory is
+    // one request on S3A, where Delta's own look takes four.
+    return DeltaTables.mayExist(spark, path()) && DeltaTables.exists(spark, path());
   }
 
   /** Records the files as open (a file recorded before is opened again with the new error). */
@@ -116,6 +128,10 @@ public final class BadFiles {
               null,
               null));
     }
+    if (batchId >= 0) {
+      // Counted before the write: a record that fails half way is read back, never missed.
+      BATCH_RECORDS.computeIfAbsent(path, p -> new AtomicLong()).incrementAndGet();
+    }
     Dataset<Row> incoming = spark.createDataFrame(rows, SCHEMA);
     if (!exists()) {
       DeltaTable.createIfNotExists(spark)
@@ -132,6 +148,12 @@ public final class BadFiles {
         .whenNotMatched()
         .insertAll()
         .execute();
+  }
+
+  /** How many times this JVM recorded files skipped by a batch into this table so far. */
+  long batchRecordsInThisJvm() {
+    AtomicLong records = BATCH_RECORDS.get(path);
+    return records == null ? 0 : records.get();
   }
 
   /** Files waiting for a decision ({@code open}) or for the next run ({@code retry}). */

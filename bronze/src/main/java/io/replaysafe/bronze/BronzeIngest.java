@@ -15,6 +15,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeoutException;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.streaming.StreamingQuery;
@@ -70,17 +71,18 @@ public final class BronzeIngest {
     String checkpoint = config.bronze().checkpoint();
     var hadoop = spark.sparkContext().hadoopConfiguration();
     SourceBinding.Check binding = SourceBinding.check(hadoop, checkpoint, source);
-    BronzeTable.ensure(spark, config);
+    long versionBefore = BronzeTable.ensure(spark, config);
     // The table evolves before the binding records the new version: a run stopped in between
     // finds the table already evolved and only records the version.
     SourceBinding.record(hadoop, binding, source, Instant.now());
     if (!source.notifications() && !awaitSource(source.path())) {
-      return new BronzeResult(config.name(), 0, 0, 0, 0, 0, tableVersion(), seconds(started));
+      return new BronzeResult(config.name(), 0, 0, 0, 0, 0, versionBefore, seconds(started));
     }
 
     BadFiles badFiles = new BadFiles(config, spark);
     BadFileRecovery recovery = new BadFileRecovery(config, spark, badFiles);
     Timestamp runStarted = new Timestamp(System.currentTimeMillis());
+    long badFileRecordsBefore = badFiles.batchRecordsInThisJvm();
     long reingested = recovery.reingestRetriedFiles();
     OptionalLong committedBefore = lastCommitted(hadoop, checkpoint);
     List<StreamingQuery> runs;
@@ -116,8 +118,15 @@ public final class BronzeIngest {
     Totals totals = new Totals();
     runs.forEach(query -> totals.add(query.recentProgress()));
     // Skipped files were recorded where they were found: in a failed batch's tasks, or while a
-    // batch was planned (CheckedFileStreamSource). The table is the one list of both.
-    List<String> skipped = badFiles.recordedSince(runStarted);
+    // batch was planned (CheckedFileStreamSource). The table is the one list of both; it is read
+    // only when this run recorded any (on S3 a listing of its log, three requests while it does
+    // not exist).
+    List<String> skipped =
+        badFiles.batchRecordsInThisJvm() == badFileRecordsBefore
+            ? List.of()
+            : badFiles.recordedSince(runStarted);
+    // A run that started no query and re-read no file appended nothing: the version it found.
+    Long version = runs.isEmpty() && reingested == 0 ? Long.valueOf(versionBefore) : tableVersion();
     BronzeResult result =
         new BronzeResult(
             config.name(),
@@ -126,7 +135,7 @@ public final class BronzeIngest {
             totals.rows,
             totals.rescued,
             totals.corrupt,
-            tableVersion(),
+            version,
             seconds(started),
             skipped,
             reingested,
@@ -307,7 +316,13 @@ public final class BronzeIngest {
   private boolean sourceExists(String path) {
     try {
       Path p = new Path(path);
-      return p.getFileSystem(spark.sparkContext().hadoopConfiguration()).exists(p);
+      FileSystem fs = p.getFileSystem(spark.sparkContext().hadoopConfiguration());
+      // A landing path is a directory: asked for first, it is found with one request on S3A, whose
+      // plain exists() asks for an object of that name first (a HEAD), then for a directory (a
+      // LIST). A file by that name is still found.
+      @SuppressWarnings("deprecation")
+      boolean found = fs.isDirectory(p) || fs.isFile(p);
+      return found;
     } catch (IOException e) {
       throw StorageErrors.cannotList("source.path", path, e);
     }

@@ -7,8 +7,10 @@ import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.spark.DeltaSchemaEvolution;
 import io.replaysafe.common.spark.DeltaTables;
 import java.util.Arrays;
+import java.util.Optional;
 import java.util.stream.Collectors;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.DateType;
@@ -38,13 +40,18 @@ public final class BronzeTable {
    * text, and their statistics cost about a quarter of bronze's CPU. The property is the user's to
    * change afterwards ({@code ALTER TABLE ... SET TBLPROPERTIES}); an existing table keeps what it
    * has.
+   *
+   * @return the table's latest version once it is created or evolved
    */
-  static void ensure(SparkSession spark, PipelineConfig config) {
+  static long ensure(SparkSession spark, PipelineConfig config) {
     StructType nullable = schema(config.source());
     String path = config.bronze().path();
-    if (DeltaTables.exists(spark, path)) {
-      DeltaSchemaEvolution.evolve(spark, path, nullable, "bronze table");
-      return;
+    Optional<Snapshot> snapshot = DeltaTables.snapshot(spark, path);
+    if (snapshot.isPresent()) {
+      // Evolved on the snapshot just read: its log is not listed again.
+      return DeltaSchemaEvolution.evolve(spark, path, snapshot, nullable, "bronze table").isEmpty()
+          ? snapshot.get().version()
+          : DeltaTables.latestVersion(spark, path);
     }
     DeltaTable.createIfNotExists(spark)
         .location(path)
@@ -53,6 +60,7 @@ public final class BronzeTable {
         .property(STATS_COLUMNS_PROPERTY, statsColumns(config.source().schema()))
         .comment("replaysafe bronze table of pipeline " + config.name())
         .execute();
+    return DeltaTables.latestVersion(spark, path);
   }
 
   /** The bronze table's columns for this source, every one nullable. */
@@ -69,10 +77,8 @@ public final class BronzeTable {
 
   /** The table's latest version, or null before it exists. */
   static Long version(SparkSession spark, String path) {
-    if (!DeltaTables.exists(spark, path)) {
-      return null;
-    }
-    return DeltaTables.latestVersion(spark, path);
+    // One look at the log answers both whether the table exists and its version.
+    return DeltaTables.snapshot(spark, path).map(Snapshot::version).orElse(null);
   }
 
   /**

@@ -89,6 +89,9 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
    */
   private FirstLook look;
 
+  /** The batch this source planned last, while it runs; null before. */
+  private PlannedBatch planned;
+
   private CheckedFileStreamSource(
       SparkSession spark,
       StructType schema,
@@ -224,29 +227,59 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       org.apache.spark.sql.connector.read.streaming.Offset start, ReadLimit limit) {
     long last = start == null ? -1 : BatchOffset.of(start);
     List<FileState.Discovered> looked = lookedAfter(last);
+    // The file state's version this batch is decided on, read when the run's look does not
+    // decide it: its log is listed once for both questions below.
+    FileState.Version version = null;
     if (!unplannedForgotten) {
       // The look found no batch after the last planned one to forget.
-      if (looked == null && state.lastPlanned().orElse(-1) > last) {
-        state.forgetAfter(last);
+      if (looked == null) {
+        version = state.latest();
+        if (version.lastPlanned().orElse(-1) > last) {
+          state.forgetAfter(last);
+          version = null; // the table changed
+        }
       }
       unplannedForgotten = true;
     }
     if (remaining == null || !availableNow) {
-      remaining = new ArrayDeque<>(looked != null ? looked : newFiles(last));
+      remaining =
+          new ArrayDeque<>(
+              looked != null ? looked : newFiles(last, version != null ? version : state.latest()));
     }
     List<FileState.Discovered> next = limits.take(remaining);
     if (next.isEmpty()) {
       return start;
     }
     state.plan(next, last + 1, discovery);
+    planned = PlannedBatch.of(last + 1, next);
     // Crash matrix only: the batch's files recorded, its offset not yet in Spark's log.
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN);
     return new BatchOffset(last + 1);
   }
 
   /** The discovery's candidates that no planned batch holds, in the order they are taken. */
-  private List<FileState.Discovered> newFiles(long lastPlanned) {
-    return NewFiles.among(discovery.discover(), lastPlanned, state, limits);
+  private List<FileState.Discovered> newFiles(long lastPlanned, FileState.Version version) {
+    return NewFiles.among(discovery.discover(), lastPlanned, version, limits);
+  }
+
+  /**
+   * The files of {@code (first, last]}, in path order: those this source just planned into {@code
+   * last} when that is the one batch asked for (they are what the file state holds for it: written
+   * by this source, after nothing was left above {@code first}), else the file state's.
+   */
+  private List<String> filesOf(long first, long last) {
+    if (planned != null && planned.batch() == last && first == last - 1) {
+      return planned.paths();
+    }
+    return state.filesOf(first, last);
+  }
+
+  /** The batch this source planned last and its files. */
+  private record PlannedBatch(long batch, List<String> paths) {
+    static PlannedBatch of(long batch, List<FileState.Discovered> files) {
+      return new PlannedBatch(
+          batch, files.stream().map(FileState.Discovered::path).sorted().toList());
+    }
   }
 
   /**
@@ -279,7 +312,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     }
     long first = start.isDefined() ? BatchOffset.of(start.get()) : -1;
     long last = BatchOffset.of(end);
-    List<String> files = state.filesOf(first, last);
+    List<String> files = filesOf(first, last);
     Map<String, String> fileOptions = Map.of();
     if (format.selfDescribing()) {
       FileSchemas.Read schemas = FileSchemas.read(spark, format, files);

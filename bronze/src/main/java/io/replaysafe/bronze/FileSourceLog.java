@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.io.Json;
 import java.io.BufferedReader;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -78,13 +79,21 @@ final class FileSourceLog {
     return lastBatchIn(conf, new Path(checkpoint, "commits"));
   }
 
+  /**
+   * The highest numbered file in {@code dir}. Listed without asking first whether it exists: on S3A
+   * that question is a HEAD and a LIST of its own, and a listing of a missing directory fails
+   * anyway, with the same answer.
+   */
   private static OptionalLong lastBatchIn(Configuration conf, Path dir) throws IOException {
     FileSystem fs = dir.getFileSystem(conf);
-    if (!fs.exists(dir)) {
+    FileStatus[] listed;
+    try {
+      listed = fs.listStatus(dir);
+    } catch (FileNotFoundException missing) {
       return OptionalLong.empty();
     }
     long max = -1;
-    for (FileStatus s : fs.listStatus(dir)) {
+    for (FileStatus s : listed) {
       String name = s.getPath().getName();
       if (name.matches("\\d+")) {
         max = Math.max(max, Long.parseLong(name));

@@ -25,6 +25,7 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -105,14 +106,12 @@ public final class FileState {
   }
 
   /**
-   * The table's latest rows for a run's own questions, or empty before it exists. Read from the
-   * files its latest checksum lists ({@link DeltaTables#readSmall}), the same rows as Delta's read:
-   * Delta's read would first rebuild the table's state from every commit since its last checkpoint
-   * (on S3 a HEAD and a GET per commit file, up to ten), for each of a run's 4 to 6 questions,
-   * since each commit of the run makes a new version.
+   * The table's latest version, for one or more questions: its log is read once for all of them (on
+   * S3 a listing), its rows at most once per question, and its highest batch not at all where the
+   * files' statistics tell it. A version of a table that does not exist yet holds no row.
    */
-  private Optional<Dataset<Row>> rows() {
-    return DeltaTables.readSmallIfExists(spark, path);
+  Version latest() {
+    return new Version(DeltaTables.snapshot(spark, path).orElse(null));
   }
 
   /** The table as it is, for {@code replaysafe files}. */
@@ -120,36 +119,127 @@ public final class FileState {
     return spark.read().format("delta").load(path);
   }
 
-  /**
-   * The candidates that are in no planned batch up to {@code lastPlanned}: new files, and files a
-   * run wrote into a batch it never got to plan (stopped between the two). Only the candidates' own
-   * rows are matched, on the executors.
-   *
-   * @param byName compare file names only ({@code fileNameOnly})
-   */
+  /** As {@link Version#notPlanned}, of the latest version. */
   List<Discovered> notPlanned(List<Discovered> candidates, long lastPlanned, boolean byName) {
-    Optional<Dataset<Row>> rows = candidates.isEmpty() ? Optional.empty() : rows();
-    if (rows.isEmpty()) {
-      return candidates;
+    return candidates.isEmpty() ? candidates : latest().notPlanned(candidates, lastPlanned, byName);
+  }
+
+  /** As {@link Version#lastPlanned}, of the latest version. */
+  OptionalLong lastPlanned() {
+    return latest().lastPlanned();
+  }
+
+  /** As {@link Version#filesOf}, of the latest version. */
+  List<String> filesOf(long after, long upTo) {
+    return latest().filesOf(after, upTo);
+  }
+
+  /** As {@link Version#newestModification}, of the latest version. */
+  OptionalLong newestModification() {
+    return latest().newestModification();
+  }
+
+  /**
+   * One version of the table and the questions a run asks of it. Its rows are read from the files
+   * its checksum lists ({@link DeltaTables#readSmall}), the same rows as Delta's read: Delta's read
+   * would first rebuild the table's state from every commit since its last checkpoint (on S3 a HEAD
+   * and a GET per commit file, up to ten).
+   */
+  final class Version {
+    // Null when the table does not exist.
+    private final Snapshot snapshot;
+    private Dataset<Row> rows;
+
+    private Version(Snapshot snapshot) {
+      this.snapshot = snapshot;
     }
-    Dataset<Row> found = candidatesFrame(candidates);
-    Dataset<Row> planned = rows.get().where(col("batch_id").leq(lastPlanned)).select("path");
-    Column join =
-        byName
-            ? fileName(found.col("path")).equalTo(fileName(planned.col("path")))
-            : found.col("path").equalTo(planned.col("path"));
-    Map<String, Discovered> byPath = new LinkedHashMap<>();
-    candidates.forEach(c -> byPath.put(c.path(), c));
-    List<Discovered> fresh = new ArrayList<>();
-    for (String p :
-        found
-            .join(planned, join, "left_anti")
-            .select(found.col("path"))
-            .as(Encoders.STRING())
-            .collectAsList()) {
-      fresh.add(byPath.get(p));
+
+    boolean exists() {
+      return snapshot != null;
     }
-    return fresh;
+
+    /** The rows, read on first use; empty before the table exists. */
+    private Optional<Dataset<Row>> rows() {
+      if (snapshot == null) {
+        return Optional.empty();
+      }
+      if (rows == null) {
+        rows = DeltaTables.readSmall(spark, path, snapshot);
+      }
+      return Optional.of(rows);
+    }
+
+    /**
+     * The candidates that are in no planned batch up to {@code lastPlanned}: new files, and files a
+     * run wrote into a batch it never got to plan (stopped between the two). Only the candidates'
+     * own rows are matched, on the executors.
+     *
+     * @param byName compare file names only ({@code fileNameOnly})
+     */
+    List<Discovered> notPlanned(List<Discovered> candidates, long lastPlanned, boolean byName) {
+      Optional<Dataset<Row>> rows = candidates.isEmpty() ? Optional.empty() : rows();
+      if (rows.isEmpty()) {
+        return candidates;
+      }
+      Dataset<Row> found = candidatesFrame(candidates);
+      Dataset<Row> planned = rows.get().where(col("batch_id").leq(lastPlanned)).select("path");
+      Column join =
+          byName
+              ? fileName(found.col("path")).equalTo(fileName(planned.col("path")))
+              : found.col("path").equalTo(planned.col("path"));
+      Map<String, Discovered> byPath = new LinkedHashMap<>();
+      candidates.forEach(c -> byPath.put(c.path(), c));
+      List<Discovered> fresh = new ArrayList<>();
+      for (String p :
+          found
+              .join(planned, join, "left_anti")
+              .select(found.col("path"))
+              .as(Encoders.STRING())
+              .collectAsList()) {
+        fresh.add(byPath.get(p));
+      }
+      return fresh;
+    }
+
+    /**
+     * The highest batch any file is recorded in, if any. From the files' statistics where they tell
+     * it (the usual case: no data file is read), else from the rows.
+     */
+    OptionalLong lastPlanned() {
+      if (snapshot == null) {
+        return OptionalLong.empty();
+      }
+      Optional<OptionalLong> fromStatistics = DeltaTables.maxFromStatistics(snapshot, "batch_id");
+      if (fromStatistics.isPresent()) {
+        return fromStatistics.get();
+      }
+      Row r = rows().get().agg(max(col("batch_id"))).first();
+      return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getLong(0));
+    }
+
+    /** The files planned into batches after {@code after} up to {@code upTo}, in path order. */
+    List<String> filesOf(long after, long upTo) {
+      Optional<Dataset<Row>> rows = rows();
+      if (rows.isEmpty()) {
+        return List.of();
+      }
+      return rows.get()
+          .where(col("batch_id").gt(after).and(col("batch_id").leq(upTo)))
+          .select("path")
+          .orderBy("path")
+          .as(Encoders.STRING())
+          .collectAsList();
+    }
+
+    /** The newest modification time of any file seen, for {@code maxFileAge}. */
+    OptionalLong newestModification() {
+      Optional<Dataset<Row>> rows = rows();
+      if (rows.isEmpty()) {
+        return OptionalLong.empty();
+      }
+      Row r = rows.get().agg(max(col("modification_time"))).first();
+      return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getTimestamp(0).getTime());
+    }
   }
 
   private static Column fileName(Column path) {
@@ -188,16 +278,6 @@ public final class FileState {
     spark.createDataFrame(rows, SCHEMA).write().format("delta").mode("append").save(path);
   }
 
-  /** The highest batch any file is recorded in, if any. */
-  OptionalLong lastPlanned() {
-    Optional<Dataset<Row>> rows = rows();
-    if (rows.isEmpty()) {
-      return OptionalLong.empty();
-    }
-    Row r = rows.get().agg(max(col("batch_id"))).first();
-    return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getLong(0));
-  }
-
   /**
    * Removes the files recorded in batches after {@code batch}: a run stopped after it wrote them
    * and before Spark wrote the batch's offset. They are found again, and planned again.
@@ -206,38 +286,13 @@ public final class FileState {
     DeltaTable.forPath(spark, path).delete(col("batch_id").gt(batch));
   }
 
-  /** The files planned into batches after {@code after} up to {@code upTo}, in path order. */
-  List<String> filesOf(long after, long upTo) {
-    Optional<Dataset<Row>> rows = rows();
-    if (rows.isEmpty()) {
-      return List.of();
-    }
-    return rows.get()
-        .where(col("batch_id").gt(after).and(col("batch_id").leq(upTo)))
-        .select("path")
-        .orderBy("path")
-        .as(Encoders.STRING())
-        .collectAsList();
-  }
-
-  /** The newest modification time of any file seen, for {@code maxFileAge}. */
-  OptionalLong newestModification() {
-    Optional<Dataset<Row>> rows = rows();
-    if (rows.isEmpty()) {
-      return OptionalLong.empty();
-    }
-    Row r = rows.get().agg(max(col("modification_time"))).first();
-    return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getTimestamp(0).getTime());
-  }
-
   /**
    * Marks the files of every batch up to {@code lastCommitted} that are still {@value #DISCOVERED}
    * as {@value #INGESTED}. Delta commits nothing when no file matches (a run with nothing new).
    */
   void markCommitted(long lastCommitted) {
-    if (!exists()) {
-      return;
-    }
+    // Not asked first whether the table exists (on S3 a listing of its log): it is called after a
+    // batch committed, and every batch was planned into this table first.
     Map<String, Column> set = new LinkedHashMap<>();
     set.put("status", lit(INGESTED));
     set.put("committed_at", current_timestamp());

@@ -44,7 +44,8 @@ final class FirstLook {
       FileDiscovery discovery,
       OptionalLong lastCommitted) {
     String checkpoint = config.bronze().checkpoint();
-    FileState state = FileState.of(spark, checkpoint);
+    // One version of the file state answers every question of the look: its log is read once.
+    FileState.Version state = FileState.of(spark, checkpoint).latest();
     if (!state.exists() || !lastPlannedBatch(spark, checkpoint).equals(lastCommitted)) {
       return Optional.empty();
     }

@@ -1,6 +1,7 @@
 package io.replaysafe.bronze;
 
 import io.replaysafe.common.StorageErrors;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -52,21 +53,25 @@ final class ListingDiscovery implements FileDiscovery {
     List<FileState.Discovered> files = new ArrayList<>();
     try {
       FileSystem fs = root.getFileSystem(conf);
-      if (!fs.exists(root)) {
-        return files;
-      }
       Path base = fs.makeQualified(root);
       if ("s3a".equals(base.toUri().getScheme())) {
-        // One flat listing of the prefix: a LIST per 1,000 keys, not one per directory.
+        // One flat listing of the prefix: a LIST per 1,000 keys, not one per directory. Listed
+        // without asking first whether the root exists (a HEAD and a LIST of their own): the
+        // listing of a missing root fails, which is the same answer, no file.
         int depth = base.depth();
-        RemoteIterator<LocatedFileStatus> it = fs.listFiles(base, true);
+        RemoteIterator<LocatedFileStatus> it;
+        try {
+          it = fs.listFiles(base, true);
+        } catch (FileNotFoundException missing) {
+          return files;
+        }
         while (it.hasNext()) {
           LocatedFileStatus status = it.next();
           if (counts(status.getPath(), depth) && matches(glob, status.getPath())) {
             files.add(discovered(status));
           }
         }
-      } else {
+      } else if (fs.exists(base)) {
         walk(fs, base, glob, files);
       }
       return files;

@@ -15,11 +15,12 @@ final class NewFiles {
 
   /**
    * @param lastPlanned the batch the next one follows; -1 before the first
+   * @param state the file state's version the caller decided {@code lastPlanned} on
    */
   static List<FileState.Discovered> among(
       List<FileState.Discovered> candidates,
       long lastPlanned,
-      FileState state,
+      FileState.Version state,
       BatchLimits limits) {
     List<FileState.Discovered> fresh =
         new ArrayList<>(state.notPlanned(candidates, lastPlanned, limits.byName()));

@@ -6,6 +6,7 @@ import io.replaysafe.common.config.SchemaChange;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.io.Json;
 import io.replaysafe.common.lease.LeaseFence;
+import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -16,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
@@ -81,18 +83,11 @@ final class SourceBinding {
    */
   static Check check(Configuration conf, String checkpoint, SourceConfig source) {
     Path file = new Path(checkpoint, FILE_NAME);
-    Map<?, ?> stored;
-    try {
-      FileSystem fs = file.getFileSystem(conf);
-      if (!fs.exists(file)) {
-        return new Check(file, false, List.of(), List.of());
-      }
-      try (InputStream in = fs.open(file)) {
-        stored = JSON.readValue(new String(in.readAllBytes(), StandardCharsets.UTF_8), Map.class);
-      }
-    } catch (IOException e) {
-      throw StorageErrors.cannotAccess("the bronze checkpoint", file, e);
+    Optional<Map<?, ?>> read = readFile(conf, file);
+    if (read.isEmpty()) {
+      return new Check(file, false, List.of(), List.of());
     }
+    Map<?, ?> stored = read.get();
     for (String field : List.of("path", "format")) {
       Object was = stored.get(field);
       String now = "path".equals(field) ? source.path() : source.format();
@@ -151,16 +146,24 @@ final class SourceBinding {
 
   /** The recorded versions, oldest first. */
   static List<Version> read(Configuration conf, String checkpoint) {
-    Path file = new Path(checkpoint, FILE_NAME);
+    return readFile(conf, new Path(checkpoint, FILE_NAME))
+        .map(SourceBinding::history)
+        .orElse(List.of());
+  }
+
+  /**
+   * The binding file's contents, or empty when there is none. Opened without asking first whether
+   * it exists: on S3A that question is a HEAD of its own, and opening a missing file fails anyway.
+   */
+  private static Optional<Map<?, ?>> readFile(Configuration conf, Path file) {
     try {
       FileSystem fs = file.getFileSystem(conf);
-      if (!fs.exists(file)) {
-        return List.of();
-      }
       try (InputStream in = fs.open(file)) {
-        return history(
+        return Optional.of(
             JSON.readValue(new String(in.readAllBytes(), StandardCharsets.UTF_8), Map.class));
       }
+    } catch (FileNotFoundException missing) {
+      return Optional.empty();
     } catch (IOException e) {
       throw StorageErrors.cannotAccess("the bronze checkpoint", file, e);
     }

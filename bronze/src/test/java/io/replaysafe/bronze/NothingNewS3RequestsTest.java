@@ -18,7 +18,8 @@ import org.slf4j.LoggerFactory;
 /**
  * On S3, through the counting proxy: a run with nothing new reads none of what starting the
  * streaming query reads (the checkpoint's metadata, the offset and commit files' contents, the
- * source's directory), only lists the checkpoint's offsets and commits to learn where it stands.
+ * source's directory), only lists the checkpoint's offsets and commits to learn where it stands,
+ * and asks each of its questions once: its request count is pinned.
  */
 class NothingNewS3RequestsTest extends SparkTestBase {
   private static final Logger LOG = LoggerFactory.getLogger(NothingNewS3RequestsTest.class);
@@ -68,6 +69,12 @@ class NothingNewS3RequestsTest extends SparkTestBase {
           .noneMatch(r -> r.startsWith("GET " + checkpoint + "offsets/"))
           .noneMatch(r -> r.startsWith("GET " + checkpoint + "commits/"))
           .noneMatch(r -> r.contains(checkpoint + "sources") || r.contains("checkpoint%2Fsources"));
+      // In this JVM (Delta's logs already loaded by the first run), 11 requests: the source binding
+      // (HEAD, GET), the bronze log (LIST), the landing path (LIST), the bad-files table's missing
+      // log directory (LIST), the commits and offsets (a LIST each), the file state's log (LIST),
+      // the landing listing (LIST) and the file state's one data file (HEAD, GET; its size comes
+      // from the log, so it is not looked up first). Each question is asked once.
+      assertThat(requests).as("the idle run's requests").hasSize(11);
     }
   }
 }

@@ -38,13 +38,24 @@ public final class DeltaSchemaEvolution {
    */
   public static List<SchemaChange> evolve(
       SparkSession spark, String path, StructType target, String what) {
+    return evolve(spark, path, DeltaTables.snapshot(spark, path), target, what);
+  }
+
+  /**
+   * As {@link #evolve(SparkSession, String, StructType, String)}, on the table's latest snapshot
+   * that the caller has just read: not looked up again (on S3 a listing of its log).
+   */
+  public static List<SchemaChange> evolve(
+      SparkSession spark,
+      String path,
+      java.util.Optional<org.apache.spark.sql.delta.Snapshot> snapshot,
+      StructType target,
+      String what) {
     // Most runs change nothing: the table's latest metadata, which the caller's existence check
     // has just read, says so without a DataFrame over the table (on S3, 5 requests a table: a
     // search for its root and a listing of its log). Its schema may carry Delta's internal field
     // metadata, which the DataFrame's drops, and which no comparison below looks at; when it shows
     // anything to change, the DataFrame's schema decides, as before.
-    java.util.Optional<org.apache.spark.sql.delta.Snapshot> snapshot =
-        DeltaTables.snapshot(spark, path);
     if (snapshot.isPresent() && nothingToChange(snapshot.get().schema(), target)) {
       return List.of();
     }

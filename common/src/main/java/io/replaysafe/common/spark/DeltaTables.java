@@ -1,11 +1,15 @@
 package io.replaysafe.common.spark;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.io.Json;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.hadoop.fs.Path;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -99,6 +103,25 @@ public final class DeltaTables {
       return Optional.of(cached);
     }
     return snapshot(spark, path);
+  }
+
+  /**
+   * False when no Delta table can be at {@code path}: its {@code _delta_log} directory does not
+   * exist. One probe for a directory (on S3A a LIST), where Delta's own look at a missing table
+   * takes four requests (its last checkpoint, a listing of the log, and the directory twice). For a
+   * table that is usually missing (a pipeline's bad files): ask this first, then {@link #exists}.
+   * An I/O error answers true, and Delta's look then decides.
+   */
+  public static boolean mayExist(SparkSession spark, String path) {
+    Path log = new Path(path, "_delta_log");
+    try {
+      @SuppressWarnings("deprecation")
+      boolean found =
+          log.getFileSystem(spark.sparkContext().hadoopConfiguration()).isDirectory(log);
+      return found;
+    } catch (java.io.IOException | RuntimeException e) {
+      return true;
+    }
   }
 
   /** Whether a Delta table (one commit at least) has its root at {@code path}; see snapshot. */
@@ -195,8 +218,13 @@ public final class DeltaTables {
     return snapshot(spark, path).map(s -> readSmall(spark, path, s));
   }
 
-  private static Dataset<Row> readSmall(SparkSession spark, String path, Snapshot snapshot) {
-    scala.collection.immutable.Seq<AddFile> files;
+  /**
+   * As {@link #readSmall(SparkSession, String)}, at {@code snapshot}, which the caller has just
+   * taken: a caller with several questions for one version of the table asks them all of one
+   * snapshot, and its log is not listed again for each.
+   */
+  public static Dataset<Row> readSmall(SparkSession spark, String path, Snapshot snapshot) {
+    List<AddFile> files;
     try {
       files = listedFiles(snapshot);
     } catch (LinkageError otherDelta) {
@@ -213,7 +241,13 @@ public final class DeltaTables {
     // Delta's own DataFrame over exactly these files, with their sizes from the checksum: no
     // listing and no existence probes of the files, which a plain Parquet read of their paths
     // makes (on S3 seven requests for a one-file table, two this way).
-    return snapshot.deltaLog().createDataFrame(snapshot, files, false, scala.Option.empty());
+    return snapshot
+        .deltaLog()
+        .createDataFrame(
+            snapshot,
+            scala.jdk.javaapi.CollectionConverters.asScala(files).toSeq(),
+            false,
+            scala.Option.empty());
   }
 
   /** As {@link #listedPlainFiles(Snapshot)} for the latest version of the table at {@code path}. */
@@ -228,19 +262,23 @@ public final class DeltaTables {
    * in the files.
    */
   static List<String> listedPlainFiles(Snapshot snapshot) {
-    scala.collection.immutable.Seq<AddFile> listed = listedFiles(snapshot);
+    List<AddFile> listed = listedFiles(snapshot);
     if (listed == null) {
       return null;
     }
     List<String> files = new ArrayList<>();
-    for (AddFile file : scala.jdk.javaapi.CollectionConverters.asJava(listed)) {
+    for (AddFile file : listed) {
       files.add(file.absolutePath(snapshot.deltaLog()).toString());
     }
     return files;
   }
 
-  /** {@code snapshot}'s files as its checksum lists them, on the terms of listedPlainFiles. */
-  private static scala.collection.immutable.Seq<AddFile> listedFiles(Snapshot snapshot) {
+  /**
+   * Every data file of {@code snapshot} as its checksum lists them, or null when that list cannot
+   * stand for the rows: only at reader version 1 (no deletion vectors or other reader feature) and
+   * without partition columns, and only when the checksum lists every file.
+   */
+  private static List<AddFile> listedFiles(Snapshot snapshot) {
     if (snapshot.protocol().minReaderVersion() != 1
         || !snapshot.metadata().partitionColumns().isEmpty()) {
       return null;
@@ -249,8 +287,48 @@ public final class DeltaTables {
     if (checksum.isEmpty() || checksum.get().allFiles().isEmpty()) {
       return null;
     }
-    scala.collection.immutable.Seq<AddFile> listed = checksum.get().allFiles().get();
+    List<AddFile> listed =
+        scala.jdk.javaapi.CollectionConverters.asJava(checksum.get().allFiles().get());
     return listed.size() == checksum.get().numFiles() ? listed : null;
+  }
+
+  /**
+   * The largest value of the integral column {@code column} over the rows of {@code snapshot}, from
+   * the statistics Delta writes for each data file (the checksum lists every file with them): no
+   * data file is read, no request made. An empty {@code OptionalLong} when the snapshot holds no
+   * row. Empty when the statistics cannot tell: no checksum listing the files (see listedFiles), a
+   * file without statistics or without the column's maximum (all its values null, or the column
+   * beyond {@code delta.dataSkippingNumIndexedCols}); the caller then reads the rows. The maxima
+   * are exact for integral columns: Delta truncates only strings.
+   */
+  public static Optional<OptionalLong> maxFromStatistics(Snapshot snapshot, String column) {
+    List<AddFile> listed;
+    try {
+      listed = listedFiles(snapshot);
+    } catch (LinkageError otherDelta) {
+      return Optional.empty(); // as in readSmall: another build of Delta's internals
+    }
+    if (listed == null) {
+      return Optional.empty();
+    }
+    long max = Long.MIN_VALUE;
+    boolean anyRow = false;
+    for (AddFile file : listed) {
+      Optional<JsonNode> stats = Json.tryRead(file.stats());
+      if (stats.isEmpty()) {
+        return Optional.empty();
+      }
+      if (stats.get().path("numRecords").asLong(-1) == 0) {
+        continue;
+      }
+      JsonNode value = stats.get().path("maxValues").path(column);
+      if (!value.isIntegralNumber()) {
+        return Optional.empty();
+      }
+      max = Math.max(max, value.asLong());
+      anyRow = true;
+    }
+    return Optional.of(anyRow ? OptionalLong.of(max) : OptionalLong.empty());
   }
 
   /** The latest snapshot; where there is no table, Delta's own "not a Delta table" error. */
