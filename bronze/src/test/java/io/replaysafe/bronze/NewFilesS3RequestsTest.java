@@ -61,44 +61,41 @@ class NewFilesS3RequestsTest extends SparkTestBase {
 
   @Test
   void notificationModeListsNothingForItsNewFiles() {
-    String run = "n" + UUID.randomUUID().toString().substring(0, 8);
-    try (SqsQueue queue = SqsQueue.start("requests-" + run, 1)) {
-      PipelineConfig config =
-          config(run, "  discovery: notifications\n  queueUrl: " + queue.url() + "\n");
-      land(run, "f0.json", json(0), queue);
-      assertThat(BronzeIngest.from(config, spark).execute().files()).isEqualTo(1); // backfill
-      for (int i = 1; i <= NEW_FILES; i++) {
-        land(run, "f" + i + ".json", json(i), queue);
-      }
-
-      List<String> landing = landingRequestsOf(config, "notifications");
-
-      assertThat(proxy.requestsByKind(LANDING))
-          .as("the landing bucket's requests, by kind")
-          .isEqualTo(Map.of("HEAD", HEADS_PER_FILE * NEW_FILES, "GET", (long) NEW_FILES));
-      assertEachNewFileLookedUpAndRead(run, ".json", landing);
-    }
+    notificationRunLooksEachNewFileUpOnce("n", "", ".json", NewFilesS3RequestsTest::json, "");
   }
 
   @Test
   void csvFilesAreLookedUpOnceAndReadWithoutAnotherLookup() {
-    String run = "c" + UUID.randomUUID().toString().substring(0, 8);
+    notificationRunLooksEachNewFileUpOnce(
+        "c", "  format: csv\n", ".csv", NewFilesS3RequestsTest::csv, " (CSV)");
+  }
+
+  /**
+   * A notification-mode run of NEW_FILES announced files in one format: no LIST on the landing
+   * bucket, each file looked up and read once.
+   */
+  private void notificationRunLooksEachNewFileUpOnce(
+      String prefix,
+      String formatLine,
+      String extension,
+      java.util.function.IntFunction<byte[]> content,
+      String label) {
+    String run = prefix + UUID.randomUUID().toString().substring(0, 8);
     try (SqsQueue queue = SqsQueue.start("requests-" + run, 1)) {
       PipelineConfig config =
-          config(
-              run, "  format: csv\n  discovery: notifications\n  queueUrl: " + queue.url() + "\n");
-      land(run, "f0.csv", csv(0), queue);
+          config(run, formatLine + "  discovery: notifications\n  queueUrl: " + queue.url() + "\n");
+      land(run, "f0" + extension, content.apply(0), queue);
       assertThat(BronzeIngest.from(config, spark).execute().files()).isEqualTo(1); // backfill
       for (int i = 1; i <= NEW_FILES; i++) {
-        land(run, "f" + i + ".csv", csv(i), queue);
+        land(run, "f" + i + extension, content.apply(i), queue);
       }
 
-      List<String> landing = landingRequestsOf(config, "notifications (CSV)");
+      List<String> landing = landingRequestsOf(config, "notifications" + label);
 
       assertThat(proxy.requestsByKind(LANDING))
           .as("the landing bucket's requests, by kind")
           .isEqualTo(Map.of("HEAD", HEADS_PER_FILE * NEW_FILES, "GET", (long) NEW_FILES));
-      assertEachNewFileLookedUpAndRead(run, ".csv", landing);
+      assertEachNewFileLookedUpAndRead(run, extension, landing);
     }
   }
 
