@@ -354,6 +354,45 @@ class CsvSourceTest extends SparkTestBase {
         .containsExactly("2|caf\u00e9");
   }
 
+  /**
+   * A bad CSV file's whole life, each step a new job as a scheduler starts it: recorded, left alone
+   * by runs after it, re-sent in the right encoding and retried, ingested exactly once.
+   */
+  @Test
+  void aBadCsvFileIsRetriedAfterItIsResentAndIngestedExactlyOnceAcrossRestarts()
+      throws IOException {
+    PipelineConfig config = config("id BIGINT, name STRING");
+    land("a.csv", "id,name\n1,good\n");
+    Path bad = land("b.csv", "id,name\n2,caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1));
+
+    BronzeResult first = ingest(config);
+    assertThat(first.unreadableFiles()).containsExactly(bad.toUri().toString());
+
+    // Restarted with a new file: the new file alone is ingested; the bad one is not tried again.
+    land("c.csv", "id,name\n3,later\n");
+    BronzeResult second = ingest(config);
+    assertThat(second.unreadableFiles()).isEmpty();
+    assertThat(second.rows()).isEqualTo(1);
+    assertThat(rows(bronze().selectExpr("id", "name").orderBy("id")))
+        .containsExactly("1|good", "3|later");
+
+    // The producer re-sends the file as UTF-8; an operator decides to retry it.
+    land("b.csv", "id,name\n2,caf\u00e9\n");
+    BadFiles badFiles = new BadFiles(config, spark);
+    assertThat(badFiles.decide(List.of(bad.toUri().toString()), "retry", "ann", "re-sent"))
+        .isEqualTo(1);
+    BronzeResult retry = ingest(config);
+    assertThat(retry.retriedFiles()).isEqualTo(1);
+    assertThat(retry.unreadableFiles()).isEmpty();
+    assertThat(rows(badFiles.unresolved().select("path"))).isEmpty();
+
+    // Another restart with nothing new ingests nothing twice.
+    BronzeResult idle = ingest(config);
+    assertThat(idle.rows()).isZero();
+    assertThat(rows(bronze().selectExpr("id", "name", "source_file_name").orderBy("id")))
+        .containsExactly("1|good|a.csv", "2|caf\u00e9|b.csv", "3|later|c.csv");
+  }
+
   @Test
   void failOnNewColumnsStopsAtAHeaderColumnTheSchemaDoesNotDeclare() throws IOException {
     Path file = land("n.csv", "id,name,fresh\n1,a,b\n");
