@@ -41,11 +41,12 @@ import org.apache.spark.unsafe.types.UTF8String;
  * file's fate as a bad file (bad, dismissed, retried) stays in the bad-files table, which decides
  * it; {@code replaysafe files} shows both.
  *
- * <p>Why a Delta table: a run asks it only about the files it found (an anti-join of the candidates
- * with the table, on the executors), so the driver never holds the history, and the table is
- * clustered by path so a small lookup reads few of its files. Its commits are atomic, on S3 as on
- * disk, and anyone can query it. It lives in the checkpoint because it is the checkpoint's memory:
- * deleting the checkpoint forgets every file, as before.
+ * <p>Why a Delta table: a run asks it only about the files it found (their keys go to the
+ * executors, which read the table's rows as they stream past and send back a bit per found file:
+ * {@link Version#notPlanned}), so the driver never holds the history, and the table is clustered by
+ * path so a small lookup can skip files. Its commits are atomic, on S3 as on disk, and anyone can
+ * query it. It lives in the checkpoint because it is the checkpoint's memory: deleting the
+ * checkpoint forgets every file, as before.
  */
 public final class FileState {
   public static final String DIRECTORY = "file_state";
