@@ -2,23 +2,26 @@ package io.replaysafe.bronze;
 
 import static org.apache.spark.sql.functions.col;
 import static org.apache.spark.sql.functions.current_timestamp;
-import static org.apache.spark.sql.functions.element_at;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
-import static org.apache.spark.sql.functions.split;
 
 import io.delta.tables.DeltaTable;
 import io.replaysafe.common.spark.DeltaTables;
 import java.sql.Timestamp;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.api.java.function.MapPartitionsFunction;
+import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -28,6 +31,7 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.unsafe.types.UTF8String;
 
 /**
  * Every file bronze has seen, one row each, in a Delta table inside the bronze checkpoint ({@code
@@ -37,11 +41,12 @@ import org.apache.spark.sql.types.StructType;
  * file's fate as a bad file (bad, dismissed, retried) stays in the bad-files table, which decides
  * it; {@code replaysafe files} shows both.
  *
- * <p>Why a Delta table: a run asks it only about the files it found (an anti-join of the candidates
- * with the table, on the executors), so the driver never holds the history, and the table is
- * clustered by path so a small lookup reads few of its files. Its commits are atomic, on S3 as on
- * disk, and anyone can query it. It lives in the checkpoint because it is the checkpoint's memory:
- * deleting the checkpoint forgets every file, as before.
+ * <p>Why a Delta table: a run asks it only about the files it found (their keys go to the
+ * executors, which read the table's rows as they stream past and send back a bit per found file:
+ * {@link Version#notPlanned}), so the driver never holds the history, and the table is clustered by
+ * path so a small lookup can skip files. Its commits are atomic, on S3 as on disk, and anyone can
+ * query it. It lives in the checkpoint because it is the checkpoint's memory: deleting the
+ * checkpoint forgets every file, as before.
  */
 public final class FileState {
   public static final String DIRECTORY = "file_state";
@@ -171,8 +176,11 @@ public final class FileState {
 
     /**
      * The candidates that are in no planned batch up to {@code lastPlanned}: new files, and files a
-     * run wrote into a batch it never got to plan (stopped between the two). Only the candidates'
-     * own rows are matched, on the executors.
+     * run wrote into a batch it never got to plan (stopped between the two). The candidates' keys
+     * go to the executors once, as a broadcast destroyed when the question is answered; each
+     * partition of the table's rows marks the keys it holds ({@link HeldKeys}) and sends back only
+     * those marks, a bit per candidate. No shuffle and no join: the table's rows are read once as
+     * they stream past, never held whole by the driver, and nothing is left in a cache.
      *
      * @param byName compare file names only ({@code fileNameOnly})
      */
@@ -181,22 +189,34 @@ public final class FileState {
       if (rows.isEmpty()) {
         return candidates;
       }
-      Dataset<Row> found = candidatesFrame(candidates);
-      Dataset<Row> planned = rows.get().where(col("batch_id").leq(lastPlanned)).select("path");
-      Column join =
-          byName
-              ? fileName(found.col("path")).equalTo(fileName(planned.col("path")))
-              : found.col("path").equalTo(planned.col("path"));
-      Map<String, Discovered> byPath = new LinkedHashMap<>();
-      candidates.forEach(c -> byPath.put(c.path(), c));
+      String[] keys = sortedKeys(candidates, byName);
+      Dataset<Row> planned = rows.get().where(col("batch_id").leq(lastPlanned));
+      if (!byName) {
+        // The keys' range: Delta skips the files whose path statistics lie outside it, most of
+        // them when the candidates are few (a notified file) and the table clustered by path.
+        String[] range = utf8Range(keys);
+        planned = planned.where(col("path").geq(range[0]).and(col("path").leq(range[1])));
+      }
+      Broadcast<String[]> shared =
+          JavaSparkContext.fromSparkContext(spark.sparkContext()).broadcast(keys);
+      BitSet held = new BitSet(keys.length);
+      try {
+        for (byte[] marks :
+            planned
+                .select("path")
+                .as(Encoders.STRING())
+                .mapPartitions(new HeldKeys(shared, byName), Encoders.BINARY())
+                .collectAsList()) {
+          held.or(BitSet.valueOf(marks));
+        }
+      } finally {
+        shared.destroy();
+      }
       List<Discovered> fresh = new ArrayList<>();
-      for (String p :
-          found
-              .join(planned, join, "left_anti")
-              .select(found.col("path"))
-              .as(Encoders.STRING())
-              .collectAsList()) {
-        fresh.add(byPath.get(p));
+      for (Discovered c : candidates) {
+        if (!held.get(Arrays.binarySearch(keys, key(c.path(), byName)))) {
+          fresh.add(c);
+        }
       }
       return fresh;
     }
@@ -242,16 +262,72 @@ public final class FileState {
     }
   }
 
-  private static Column fileName(Column path) {
-    return element_at(split(path, "/"), -1);
+  /** What a file is known by: its path, or with {@code fileNameOnly} its name. */
+  static String key(String path, boolean byName) {
+    return byName ? path.substring(path.lastIndexOf('/') + 1) : path;
   }
 
-  private Dataset<Row> candidatesFrame(Collection<Discovered> files) {
-    List<Row> rows = new ArrayList<>();
-    for (Discovered f : files) {
-      rows.add(RowFactory.create(f.path()));
+  /** The candidates' keys, each once, in {@link String#compareTo} order (for binary search). */
+  private static String[] sortedKeys(List<Discovered> candidates, boolean byName) {
+    String[] keys = new String[candidates.size()];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = key(candidates.get(i).path(), byName);
     }
-    return spark.createDataFrame(rows, new StructType().add("path", DataTypes.StringType, false));
+    Arrays.sort(keys);
+    int distinct = 0;
+    for (int i = 0; i < keys.length; i++) {
+      if (distinct == 0 || !keys[i].equals(keys[distinct - 1])) {
+        keys[distinct++] = keys[i];
+      }
+    }
+    return distinct == keys.length ? keys : Arrays.copyOf(keys, distinct);
+  }
+
+  /**
+   * The lowest and highest of the keys as Spark compares strings (their UTF-8 bytes), which is not
+   * always {@link String#compareTo}'s order (UTF-16 units) beyond the basic multilingual plane.
+   */
+  private static String[] utf8Range(String[] keys) {
+    UTF8String low = UTF8String.fromString(keys[0]);
+    UTF8String high = low;
+    for (String k : keys) {
+      UTF8String u = UTF8String.fromString(k);
+      if (u.compareTo(low) < 0) {
+        low = u;
+      } else if (u.compareTo(high) > 0) {
+        high = u;
+      }
+    }
+    return new String[] {low.toString(), high.toString()};
+  }
+
+  /**
+   * On an executor, for one partition of the file state's paths: which of the candidates' keys it
+   * holds, a bit per key ({@link BitSet#toByteArray}). A partition sends back at most a bit per
+   * candidate, however many rows it holds.
+   */
+  private static final class HeldKeys implements MapPartitionsFunction<String, byte[]> {
+    private static final long serialVersionUID = 1L;
+    private final Broadcast<String[]> keys;
+    private final boolean byName;
+
+    HeldKeys(Broadcast<String[]> keys, boolean byName) {
+      this.keys = keys;
+      this.byName = byName;
+    }
+
+    @Override
+    public Iterator<byte[]> call(Iterator<String> paths) {
+      String[] sorted = keys.value();
+      BitSet held = new BitSet(sorted.length);
+      while (paths.hasNext()) {
+        int i = Arrays.binarySearch(sorted, key(paths.next(), byName));
+        if (i >= 0) {
+          held.set(i);
+        }
+      }
+      return List.of(held.toByteArray()).iterator();
+    }
   }
 
   /**
