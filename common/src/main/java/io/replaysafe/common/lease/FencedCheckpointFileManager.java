@@ -2,12 +2,22 @@ package io.replaysafe.common.lease;
 
 import io.replaysafe.common.io.DirectPut;
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.CommonPathCapabilities;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
+import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.PathFilter;
 import org.apache.spark.sql.execution.streaming.checkpointing.FileSystemBasedCheckpointFileManager;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,6 +38,16 @@ import org.slf4j.LoggerFactory;
  * delete, and the temporary file's existence probes made a checkpoint file cost 10 to 12 requests
  * instead of 2 (the probe that {@code overwriteIfPossible == false} asks for, one HEAD, and the
  * PUT). A file that exists already still fails the create when it may not be overwritten.
+ *
+ * <p>A query's offset and commit logs ({@code offsets/}, {@code commits/}) are listed once per
+ * manager. Spark makes one manager per log when the query starts and writes the log only through
+ * it; before the first batch it lists each log two or three times (on S3A each listing a probe for
+ * the directory and the LIST), and it asks for each batch file before it reads or writes one
+ * (measured on a scheduled silver run over S3A: 30 requests for the two logs). The first listing is
+ * kept, with this manager's own writes and deletes applied to it ({@link KnownLog}); later
+ * listings, existence probes and opens of the log's files are answered from it. What else could
+ * change the log is another writer, which the pipeline's lease fences out, as it did for the
+ * one-request probes before (neither was atomic with the write that followed).
  */
 public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileManager {
   private static final Logger LOG = LoggerFactory.getLogger(FencedCheckpointFileManager.class);
@@ -36,11 +56,85 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
   private final FileSystem abortable;
   // The directory this manager was made for (a metadata log's: offsets, commits, sources/0).
   private final Path root;
+  // Null unless root is a query's offset or commit log on an abortable store: see KnownLog.
+  private final KnownLog known;
+  // The status of the file exists() last found outside the log's listing, for the open that
+  // follows it: Spark asks whether the query's metadata file is there, then reads it.
+  private volatile FileStatus lastFound;
 
   public FencedCheckpointFileManager(Path path, Configuration hadoopConf) {
     super(path, hadoopConf);
     this.abortable = abortableFileSystem(path, hadoopConf);
     this.root = path;
+    this.known =
+        abortable != null && KnownLog.LOGS.contains(path.getName()) ? new KnownLog() : null;
+  }
+
+  /**
+   * The files of the log at {@code root} as this manager listed them, with its own writes and
+   * deletes since. Unknown until the first listing of the log: until then everything is asked of
+   * the store, as before.
+   */
+  private static final class KnownLog {
+    /** The directory names of the logs Spark writes only through their own manager. */
+    static final java.util.Set<String> LOGS = java.util.Set.of("offsets", "commits");
+
+    // By name.
+    private volatile Map<String, FileStatus> files;
+    // The names of the files this manager wrote since the listing: their statuses are made up.
+    private final java.util.Set<String> written = ConcurrentHashMap.newKeySet();
+
+    boolean listed() {
+      return files != null;
+    }
+
+    void listed(FileStatus[] statuses) {
+      Map<String, FileStatus> byName = new ConcurrentHashMap<>();
+      for (FileStatus status : statuses) {
+        byName.put(status.getPath().getName(), status);
+      }
+      files = byName;
+    }
+
+    boolean contains(Path file) {
+      return files.containsKey(file.getName());
+    }
+
+    /** The listed status of {@code file}, for an open without a probe; empty for one written. */
+    Optional<FileStatus> listedStatus(Path file) {
+      Map<String, FileStatus> current = files;
+      FileStatus status = current == null ? null : current.get(file.getName());
+      return status == null || written.contains(file.getName())
+          ? Optional.empty()
+          : Optional.of(status);
+    }
+
+    void written(Path file) {
+      Map<String, FileStatus> current = files;
+      if (current != null) {
+        // Spark reads only the names (and isFile) of a log's listing; the length is not known.
+        written.add(file.getName());
+        current.put(file.getName(), new FileStatus(0, false, 1, 0, 0, file));
+      }
+    }
+
+    void deleted(Path file) {
+      Map<String, FileStatus> current = files;
+      if (current != null) {
+        current.remove(file.getName());
+        written.remove(file.getName());
+      }
+    }
+
+    FileStatus[] list(PathFilter filter) {
+      List<FileStatus> accepted = new ArrayList<>();
+      for (FileStatus status : files.values()) {
+        if (filter.accept(status.getPath())) {
+          accepted.add(status);
+        }
+      }
+      return accepted.toArray(FileStatus[]::new);
+    }
   }
 
   /**
@@ -53,6 +147,15 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
    */
   @Override
   public boolean exists(Path path) {
+    if (known != null && known.listed()) {
+      // The log's listing, with this manager's own writes since, answers for it and its files.
+      if (path.equals(root)) {
+        return true;
+      }
+      if (root.equals(path.getParent())) {
+        return known.contains(path);
+      }
+    }
     if (abortable != null && isBatchFile(path)) {
       try {
         // A metadata log's batch file (offsets/7, commits/7), which Spark asks for before it
@@ -74,7 +177,76 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
         // the plain probe below answers
       }
     }
+    if (abortable != null && !path.equals(root)) {
+      try {
+        // The plain probe's requests (S3A asks for a file, then a directory), keeping the status
+        // of a file found for the open that usually follows (the query's metadata file).
+        FileStatus status = abortable.getFileStatus(path);
+        lastFound = status.isFile() ? status : null;
+        return true;
+      } catch (java.io.FileNotFoundException e) {
+        return false;
+      } catch (IOException e) {
+        // the plain probe below answers
+      }
+    }
     return super.exists(path);
+  }
+
+  /**
+   * The log's files, listed once ({@link KnownLog}); any other directory, and every directory on
+   * other stores, is listed each time, as before.
+   */
+  @Override
+  public FileStatus[] list(Path path, PathFilter filter) {
+    if (known == null || !path.equals(root)) {
+      return super.list(path, filter);
+    }
+    synchronized (known) {
+      if (!known.listed()) {
+        known.listed(super.list(path, p -> true));
+      }
+      return known.list(filter);
+    }
+  }
+
+  /**
+   * A file of the log, opened with its listed status, and a file exists() has just found, with the
+   * status it found: S3A then reads it with one GET, without the HEAD an open by name starts with.
+   * Anything else, or when that fails, opened by name.
+   */
+  @Override
+  public FSDataInputStream open(Path path) {
+    Optional<FileStatus> listed =
+        known != null && root.equals(path.getParent())
+            ? known.listedStatus(path)
+            : Optional.empty();
+    FileStatus found = lastFound;
+    if (listed.isEmpty()
+        && found != null
+        && found.getPath().equals(abortable.makeQualified(path))) {
+      lastFound = null;
+      listed = Optional.of(found);
+    }
+    if (listed.isPresent()) {
+      try {
+        return abortable.openFile(path).withFileStatus(listed.get()).build().get();
+      } catch (IOException | ExecutionException | RuntimeException e) {
+        // opened by name below
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw sneaky(new InterruptedIOException("interrupted opening " + path));
+      }
+    }
+    return super.open(path);
+  }
+
+  @Override
+  public void delete(Path path) {
+    super.delete(path);
+    if (known != null && root.equals(path.getParent())) {
+      known.deleted(path);
+    }
   }
 
   private boolean isBatchFile(Path path) {
@@ -107,11 +279,14 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
     try {
       // The probe that overwriteIfPossible == false asks for, as one HEAD: S3A's own create would
       // also ask for a directory of that name (a LIST), which no checkpoint or log file has.
-      if (!overwriteIfPossible && isFile(path)) {
+      // A file of a listed log is known without asking.
+      boolean knownLog = known != null && known.listed() && root.equals(path.getParent());
+      if (!overwriteIfPossible && (knownLog ? known.contains(path) : isFile(path))) {
         throw new FileAlreadyExistsException(path + " already exists");
       }
       FSDataOutputStream out = DirectPut.create(abortable, path);
-      return new AbortableOutputStream(out, path);
+      Runnable onClosed = known == null ? () -> {} : () -> known.written(path);
+      return new AbortableOutputStream(out, path, onClosed);
     } catch (IOException e) {
       // As Spark's own managers throw it, unwrapped: HDFSMetadataLog tells another query writing
       // the same batch by its FileAlreadyExistsException.
@@ -131,12 +306,15 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
   static final class AbortableOutputStream extends CancellableFSDataOutputStream {
     private final FSDataOutputStream out;
     private final Path path;
+    // Told once the file is visible (closed, not cancelled).
+    private final Runnable onClosed;
     private boolean terminated;
 
-    AbortableOutputStream(FSDataOutputStream out, Path path) {
+    AbortableOutputStream(FSDataOutputStream out, Path path, Runnable onClosed) {
       super(out);
       this.out = out;
       this.path = path;
+      this.onClosed = onClosed;
     }
 
     @Override
@@ -160,6 +338,7 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
       }
       terminated = true;
       out.close();
+      onClosed.run();
     }
   }
 }

@@ -87,6 +87,16 @@ final class LeaseDirectory {
 
   /** Every claim in the directory (none when it does not exist yet). */
   List<Stored> claims() {
+    return claims(null);
+  }
+
+  /**
+   * The same for the writer of {@code mine}: the objects of its own claim ({@code <id>.v<n>.json})
+   * are listed with {@code mine} as their claim, not read. Its lease decisions ask only which of
+   * its own objects are there, never what they say, so a GET of each (two per renewal, three as it
+   * takes the lease) would only read back what it wrote; no other writer writes under its id.
+   */
+  List<Stored> claims(LeaseClaim mine) {
     FileStatus[] statuses;
     try {
       statuses = fs.listStatus(dir);
@@ -103,6 +113,10 @@ final class LeaseDirectory {
         continue;
       }
       if (!status.isFile() || !name.endsWith(SUFFIX)) {
+        continue;
+      }
+      if (mine != null && name.startsWith(mine.id() + ".v")) {
+        claims.add(new Stored(status.getPath(), mine));
         continue;
       }
       // Empty: withdrawn between the listing and the read.

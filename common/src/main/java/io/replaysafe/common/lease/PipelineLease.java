@@ -202,7 +202,7 @@ public final class PipelineLease implements AutoCloseable {
       crowd = rivals.starting();
       if (crowd.isEmpty()) {
         claims.create(claim);
-        List<LeaseClaim> others = others(claims.claims());
+        List<LeaseClaim> others = others(claims.claims(claim));
         if (others.isEmpty() && confirm()) {
           return;
         }
@@ -226,7 +226,7 @@ public final class PipelineLease implements AutoCloseable {
     List<LeaseClaim> holding = new ArrayList<>();
     List<LeaseClaim> starting = new ArrayList<>();
     List<LeaseDirectory.Stored> watched = new ArrayList<>();
-    for (List<LeaseDirectory.Stored> versions : byWriter(claims.claims()).values()) {
+    for (List<LeaseDirectory.Stored> versions : byWriter(claims.claims(claim)).values()) {
       LeaseDirectory.Stored newest = versions.get(versions.size() - 1);
       LeaseClaim c = newest.claim();
       Optional<String> dead = c.endedProcess();
@@ -289,7 +289,7 @@ public final class PipelineLease implements AutoCloseable {
       unconfirmed.add(written);
     }
     claims.create(next);
-    List<LeaseDirectory.Stored> listed = claims.claims();
+    List<LeaseDirectory.Stored> listed = claims.claims(claim);
     String previous = claims.fileOf(claim).getName();
     boolean stillMine = listed.stream().anyMatch(s -> s.name().equals(previous));
     Optional<LeaseClaim> other = others(listed).stream().filter(LeaseClaim::held).findFirst();

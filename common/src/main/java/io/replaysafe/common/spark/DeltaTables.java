@@ -106,6 +106,40 @@ public final class DeltaTables {
   }
 
   /**
+   * The latest version of the Delta table at {@code path} as a DataFrame: the one {@code
+   * spark.read().format("delta").load(path)} gives, without its search for the table's root (on S3A
+   * a HEAD and a LIST of {@code _delta_log}). Delta's reader makes it from the table's log once it
+   * has found the root; here the log is the table's own (see {@link #snapshot}). Where there is no
+   * table, or Delta's internals differ from open-source Delta's, it is that load, errors included.
+   */
+  public static Dataset<Row> read(SparkSession spark, String path) {
+    Optional<Snapshot> snapshot = snapshot(spark, path);
+    if (snapshot.isPresent()) {
+      try {
+        return dataFrame(spark, snapshot.get());
+      } catch (LinkageError otherDelta) {
+        // As in readSmall: another build of Delta may lack these internals.
+      }
+    }
+    return spark.read().format("delta").load(path);
+  }
+
+  /**
+   * The DataFrame Delta's reader makes of a path-addressed table once it found its root: the log's
+   * relation at {@code snapshot}, with no partition filter, catalog table or time travel.
+   */
+  private static Dataset<Row> dataFrame(SparkSession spark, Snapshot snapshot) {
+    scala.collection.immutable.Seq<org.apache.spark.sql.catalyst.expressions.Expression> none =
+        scala.jdk.javaapi.CollectionConverters.asScala(
+                List.<org.apache.spark.sql.catalyst.expressions.Expression>of())
+            .toSeq();
+    return spark.baseRelationToDataFrame(
+        snapshot
+            .deltaLog()
+            .createRelation(none, scala.Option.apply(snapshot), scala.Option.empty(), false));
+  }
+
+  /**
    * False when no Delta table can be at {@code path}: its {@code _delta_log} directory does not
    * exist. One probe for a directory (on S3A a LIST), where Delta's own look at a missing table
    * takes four requests (its last checkpoint, a listing of the log, and the directory twice). For a

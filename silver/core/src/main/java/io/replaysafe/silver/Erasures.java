@@ -69,11 +69,13 @@ public final class Erasures {
 
   /**
    * The pipeline's erasures, read once per run: an erase takes the pipeline's lease, so none can be
-   * recorded while a run holds it. A pipeline that never erased a key pays one existence check.
+   * recorded while a run holds it. A pipeline that never erased a key, as most never do, pays one
+   * request: the probe for the table's log directory ({@link DeltaTables#mayExist}), where Delta's
+   * look at a missing table takes four.
    */
   static Erasures of(SparkSession spark, SilverContract contract) {
     String path = contract.erasuresPath();
-    if (!DeltaTables.exists(spark, path)) {
+    if (!DeltaTables.mayExist(spark, path) || !DeltaTables.exists(spark, path)) {
       return NONE;
     }
     // A key erased twice keeps the later (higher) sequence.

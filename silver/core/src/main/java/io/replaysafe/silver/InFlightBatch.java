@@ -14,6 +14,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.BulkDelete;
 import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -76,7 +77,18 @@ public final class InFlightBatch {
   void end() {
     LeaseFence.check("silver's in-flight batch record " + file);
     try {
-      fs().delete(file, false);
+      FileSystem fs = fs();
+      // Through the file system's bulk delete, which deletes the object and nothing else: on S3A
+      // one DELETE, where delete(file, false) first asks what the path is (a HEAD). The record is
+      // always a file, and a missing one is no error either way.
+      try (BulkDelete bulk = fs.createBulkDelete(file.getParent())) {
+        if (bulk.bulkDelete(List.of(file)).isEmpty()) {
+          return;
+        }
+      } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
+        // Not in bulk: the plain delete below.
+      }
+      fs.delete(file, false);
     } catch (IOException e) {
       // Harmless if it stays: recover() finds the batch in the run log and only deletes it.
       LOG.warn("Could not delete {}: {}", file, e.toString());

@@ -71,12 +71,14 @@ public final class SilverTables {
         .execute();
   }
 
+  /** Silver's latest version, read from its log without a search for its root (see read). */
   public Dataset<Row> silver() {
-    return spark.read().format("delta").load(contract.silver().path());
+    return DeltaTables.read(spark, contract.silver().path());
   }
 
+  /** The tombstones' latest version, as {@link #silver}. */
   public Dataset<Row> tombstones() {
-    return spark.read().format("delta").load(contract.tombstonePath());
+    return DeltaTables.read(spark, contract.tombstonePath());
   }
 
   /**

@@ -40,9 +40,13 @@ class SilverS3RequestsTest extends SparkTestBase {
 
   /**
    * Silver's requests in a run whose bronze appended 10 new events (a batch with updates, inserts
-   * and deletes: silver, tombstones and the run log committed). Was 222 with the same data.
+   * and deletes: silver, tombstones and the run log committed). Was 222 with the same data, then
+   * 190; 150 once the query's offset and commit logs were listed once per query start, S3A's probes
+   * before each data file's create were skipped, silver's and the tombstones' reads no longer
+   * searched for their root, the missing erasures table cost one probe and the in-flight record's
+   * delete one request. At most, not exactly: Spark purges old log files in the background.
    */
-  static final int TEN_NEW = 190;
+  static final int TEN_NEW = 150;
 
   @Test
   void aScheduledSilverRunMakesNoMoreRequestsThanItsFigures() throws Exception {

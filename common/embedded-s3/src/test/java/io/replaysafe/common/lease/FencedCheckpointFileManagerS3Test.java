@@ -7,6 +7,7 @@ import io.replaysafe.common.s3.EmbeddedS3Server;
 import io.replaysafe.common.testing.FaultyS3Proxy;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileAlreadyExistsException;
 import org.apache.hadoop.fs.FileSystem;
@@ -136,6 +137,91 @@ class FencedCheckpointFileManagerS3Test {
     proxy.resetCounts();
     assertThat(new FencedCheckpointFileManager(missing, conf).exists(missing)).isFalse();
     assertThat(proxy.requests()).isEqualTo(2);
+  }
+
+  @Test
+  void aListedLogAnswersFromItsListingWithTheManagersOwnWritesAndDeletes() throws Exception {
+    Path dir = new Path("s3a://lake/ck-listed/offsets");
+    FileSystem fs = dir.getFileSystem(conf);
+    FencedCheckpointFileManager writer = new FencedCheckpointFileManager(dir, conf);
+    for (String batch : List.of("0", "1")) {
+      try (CancellableFSDataOutputStream out = writer.createAtomic(new Path(dir, batch), false)) {
+        out.write(("batch " + batch).getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    // As Spark's log at a query's start: a new manager, which lists once.
+    FencedCheckpointFileManager manager = new FencedCheckpointFileManager(dir, conf);
+    proxy.resetCounts();
+    assertThat(names(manager.list(dir))).containsExactlyInAnyOrder("0", "1");
+    assertThat(proxy.requests()).as("the listing").isEqualTo(1);
+
+    proxy.resetCounts();
+    assertThat(names(manager.list(dir))).containsExactlyInAnyOrder("0", "1");
+    assertThat(manager.exists(dir)).isTrue();
+    assertThat(manager.exists(new Path(dir, "1"))).isTrue();
+    assertThat(manager.exists(new Path(dir, "2"))).isFalse();
+    assertThatThrownBy(() -> manager.createAtomic(new Path(dir, "1"), false))
+        .isInstanceOf(FileAlreadyExistsException.class);
+    assertThat(proxy.requests()).as("answered from the listing").isZero();
+    assertThat(read(fs, new Path(dir, "1"))).as("nothing overwritten").isEqualTo("batch 1");
+
+    proxy.resetCounts();
+    try (var in = manager.open(new Path(dir, "0"))) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("batch 0");
+    }
+    assertThat(proxy.requestsByKind()).as("a listed file: one GET").isEqualTo(Map.of("GET", 1L));
+
+    proxy.resetCounts();
+    try (CancellableFSDataOutputStream out = manager.createAtomic(new Path(dir, "2"), false)) {
+      out.write("batch 2".getBytes(StandardCharsets.UTF_8));
+    }
+    CancellableFSDataOutputStream cancelled = manager.createAtomic(new Path(dir, "3"), false);
+    cancelled.cancel();
+    manager.delete(new Path(dir, "0"));
+    assertThat(names(manager.list(dir))).containsExactlyInAnyOrder("1", "2");
+    assertThat(manager.exists(new Path(dir, "2"))).isTrue();
+    assertThat(manager.exists(new Path(dir, "0"))).isFalse();
+    assertThat(manager.exists(new Path(dir, "3"))).isFalse();
+    assertThat(names(fs.listStatus(dir)))
+        .as("the store agrees")
+        .containsExactlyInAnyOrder("1", "2");
+    try (var in = manager.open(new Path(dir, "2"))) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("batch 2");
+    }
+  }
+
+  @Test
+  void onlyAQuerysOffsetAndCommitLogsAreListedOnce() throws Exception {
+    Path dir = new Path("s3a://lake/ck-listed/sources/0");
+    FencedCheckpointFileManager manager = new FencedCheckpointFileManager(dir, conf);
+    try (CancellableFSDataOutputStream out = manager.createAtomic(new Path(dir, "0"), false)) {
+      out.write("{}".getBytes(StandardCharsets.UTF_8));
+    }
+    manager.list(dir);
+    proxy.resetCounts();
+    manager.list(dir);
+    assertThat(proxy.requests()).as("listed again").isEqualTo(1);
+  }
+
+  @Test
+  void aFileFoundByExistsIsOpenedWithOneGet() throws Exception {
+    Path dir = new Path("s3a://lake/ck-found");
+    FencedCheckpointFileManager manager = new FencedCheckpointFileManager(dir, conf);
+    Path metadata = new Path(dir, "metadata");
+    try (CancellableFSDataOutputStream out = manager.createAtomic(metadata, false)) {
+      out.write("{\"id\":\"q\"}".getBytes(StandardCharsets.UTF_8));
+    }
+    proxy.resetCounts();
+    assertThat(manager.exists(metadata)).isTrue();
+    try (var in = manager.open(metadata)) {
+      assertThat(new String(in.readAllBytes(), StandardCharsets.UTF_8)).isEqualTo("{\"id\":\"q\"}");
+    }
+    assertThat(proxy.requestsByKind()).isEqualTo(Map.of("HEAD", 1L, "GET", 1L));
+    assertThat(manager.exists(new Path(dir, "missing"))).isFalse();
+  }
+
+  private static List<String> names(org.apache.hadoop.fs.FileStatus[] statuses) {
+    return java.util.Arrays.stream(statuses).map(s -> s.getPath().getName()).toList();
   }
 
   private static String read(FileSystem fs, Path file) throws Exception {
