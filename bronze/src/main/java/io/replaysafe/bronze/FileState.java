@@ -96,7 +96,11 @@ public final class FileState {
     return DeltaTables.exists(spark, path);
   }
 
-  /** Creates the table when missing; clustered by path, its small files compacted as it goes. */
+  /**
+   * Creates the table when missing; clustered by path, its small files compacted as it goes: by
+   * each {@link #markCommitted}, and by Delta's auto-compaction after Delta's own writes (an
+   * adoption, a fallback where Delta's internals differ).
+   */
   void ensure(String pipeline) {
     if (exists()) {
       return;
@@ -333,7 +337,8 @@ public final class FileState {
   /**
    * Records the files as planned into {@code batch}, before Spark writes the batch's offset: a run
    * stopped in between finds them in a batch it never planned ({@link #forgetAfter}), and plans
-   * them again. An append: the files are new to the table.
+   * them again. An append: the files are new to the table. Not compacted here: the run's {@link
+   * #markCommitted} rewrites the small files it leaves ({@link FileStateCommits}).
    */
   void plan(List<Discovered> files, long batch, FileDiscovery discovery) {
     Timestamp now = new Timestamp(System.currentTimeMillis());
@@ -351,7 +356,10 @@ public final class FileState {
               null,
               DISCOVERED));
     }
-    spark.createDataFrame(rows, SCHEMA).write().format("delta").mode("append").save(path);
+    Dataset<Row> planned = spark.createDataFrame(rows, SCHEMA);
+    if (!FileStateCommits.append(spark, path, planned)) {
+      planned.write().format("delta").mode("append").save(path);
+    }
   }
 
   /**
@@ -364,11 +372,15 @@ public final class FileState {
 
   /**
    * Marks the files of every batch up to {@code lastCommitted} that are still {@value #DISCOVERED}
-   * as {@value #INGESTED}. Delta commits nothing when no file matches (a run with nothing new).
+   * as {@value #INGESTED}, compacting the table's small files in the same commit ({@link
+   * FileStateCommits}). Nothing is committed when no file matches (a run with nothing new).
    */
   void markCommitted(long lastCommitted) {
     // Not asked first whether the table exists (on S3 a listing of its log): it is called after a
     // batch committed, and every batch was planned into this table first.
+    if (FileStateCommits.markCommitted(spark, path, lastCommitted)) {
+      return;
+    }
     Map<String, Column> set = new LinkedHashMap<>();
     set.put("status", lit(INGESTED));
     set.put("committed_at", current_timestamp());

@@ -6,6 +6,7 @@ import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.StorageConfig;
 import io.replaysafe.common.s3.EmbeddedS3Server;
+import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.testing.FaultyS3Proxy;
 import io.replaysafe.common.testing.S3LandingZone;
 import io.replaysafe.common.testing.SparkTestBase;
@@ -38,6 +39,22 @@ class NewFilesS3RequestsTest extends SparkTestBase {
    * here even when told the file's length, {@code fs.option.openfile.length}).
    */
   private static final long HEADS_PER_FILE = 2;
+
+  /**
+   * A listing run's requests to the lake bucket with NEW_FILES new files, in a JVM that ran bronze
+   * on the pipeline before (Delta's logs already loaded): measured, and pinned so that a change
+   * that adds one is seen. See theFileStateIsWrittenInTwoCommitsWithoutReadingItsLog.
+   */
+  private static final int LAKE_REQUESTS = 78;
+
+  /**
+   * Of those, the file state's: its look (a LIST of its log, its one data file's HEAD and GET); the
+   * plan (one data file: HEAD, LIST and PUT, then two HEADs; the commit: HEAD, PUT and HEAD; its
+   * checksum: HEAD and PUT); the mark, which reads the two files it rewrites (the previous run's
+   * compacted file and this run's plan, a HEAD and a GET each) and writes one as the plan does,
+   * with its commit and checksum.
+   */
+  private static final int FILE_STATE_REQUESTS = 27;
 
   private static EmbeddedS3Server server;
   private static FaultyS3Proxy proxy;
@@ -117,6 +134,71 @@ class NewFilesS3RequestsTest extends SparkTestBase {
         .isNotEmpty()
         .allMatch(r -> r.endsWith("prefix=in%2F" + run + "%2Flanding%2F"));
     assertEachNewFileLookedUpAndRead(run, ".json", landing);
+  }
+
+  /**
+   * The file state of a run with new files: two commits (the batch's files planned, then marked
+   * ingested with the table's small files compacted into one), neither of which reads the table's
+   * log back nor looks for its root. Delta's append, auto-compaction and UPDATE made three commits,
+   * read every commit file twice and cost 75 requests in a fresh JVM (2026-12-03). The bronze run's
+   * requests to the lake bucket are pinned.
+   */
+  @Test
+  void theFileStateIsWrittenInTwoCommitsWithoutReadingItsLog() {
+    String run = "s" + UUID.randomUUID().toString().substring(0, 8);
+    PipelineConfig config = config(run, "");
+    land(run, "f0.json", json(0), null);
+    assertThat(BronzeIngest.from(config, spark).execute().files()).isEqualTo(1);
+    for (int i = 1; i <= NEW_FILES; i++) {
+      land(run, "f" + i + ".json", json(i), null);
+    }
+
+    proxy.resetCounts();
+    proxy.recordTargets(true);
+    BronzeResult result = BronzeIngest.from(config, spark).execute();
+    proxy.recordTargets(false);
+
+    assertThat(result.files()).isEqualTo(NEW_FILES);
+    List<String> lake =
+        proxy.recordedTargets().stream().filter(r -> r.contains("/" + LAKE)).toList();
+    List<String> fileState = lake.stream().filter(r -> r.contains("file_state")).toList();
+    LOG.warn(
+        "A listing run with {} new files: lake bucket {} requests {}:\n  {}",
+        NEW_FILES,
+        lake.size(),
+        proxy.requestsByKind(LAKE),
+        String.join("\n  ", lake));
+    String log = "/" + LAKE + "/" + run + "/checkpoint/file_state/_delta_log/";
+    assertThat(fileState)
+        .as("the file state's commits")
+        .filteredOn(r -> r.startsWith("PUT " + log) && r.endsWith(".json"))
+        .hasSize(2);
+    assertThat(fileState)
+        .as("reads of the file state's commit files, and probes for its root")
+        .noneMatch(r -> r.startsWith("GET " + log) && r.endsWith(".json"))
+        .noneMatch(
+            r -> r.startsWith("HEAD /" + LAKE + "/" + run + "/checkpoint/file_state/_delta_log "));
+    assertThat(fileState).as("the file state's requests").hasSize(FILE_STATE_REQUESTS);
+    assertThat(lake).as("the run's requests to the lake bucket").hasSize(LAKE_REQUESTS);
+
+    String table = "s3a://" + LAKE + "/" + run + "/checkpoint/file_state";
+    assertThat(
+            DeltaTables.filesFromChecksum(DeltaTables.snapshot(spark, table).orElseThrow())
+                .orElseThrow())
+        .as("the file state's data files, compacted by the mark")
+        .hasSize(1);
+    assertThat(
+            spark
+                .read()
+                .format("delta")
+                .load(table)
+                .groupBy("status")
+                .count()
+                .collectAsList()
+                .stream()
+                .map(r -> r.getString(0) + "=" + r.getLong(1))
+                .toList())
+        .containsExactly(FileState.INGESTED + "=" + (NEW_FILES + 1));
   }
 
   /** Each new file's own requests: its lookup and its read, nothing else. */

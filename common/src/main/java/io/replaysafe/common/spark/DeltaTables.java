@@ -308,6 +308,21 @@ public final class DeltaTables {
   }
 
   /**
+   * Every data file of {@code snapshot} as its checksum lists them, with each file's size and
+   * statistics: what a writer that rewrites some of a small table's files needs, without Delta's
+   * reconstruction of the table's state (on S3 a HEAD and a GET per commit since the last
+   * checkpoint). Empty when that list cannot stand for the rows (see below) or when Delta's
+   * internal classes differ from open-source Delta's.
+   */
+  public static Optional<List<AddFile>> filesFromChecksum(Snapshot snapshot) {
+    try {
+      return Optional.ofNullable(listedFiles(snapshot));
+    } catch (LinkageError otherDelta) {
+      return Optional.empty(); // as in readSmall
+    }
+  }
+
+  /**
    * Every data file of {@code snapshot} as its checksum lists them, or null when that list cannot
    * stand for the rows: only at reader version 1 (no deletion vectors or other reader feature) and
    * without partition columns, and only when the checksum lists every file.
