@@ -178,8 +178,15 @@ class NewFilesS3RequestsTest extends SparkTestBase {
         .noneMatch(r -> r.startsWith("GET " + log) && r.endsWith(".json"))
         .noneMatch(
             r -> r.startsWith("HEAD /" + LAKE + "/" + run + "/checkpoint/file_state/_delta_log "));
-    assertThat(fileState).as("the file state's requests").hasSize(FILE_STATE_REQUESTS);
-    assertThat(lake).as("the run's requests to the lake bucket").hasSize(LAKE_REQUESTS);
+    // The mark's read of the previous run's file costs its HEAD and GET, or only the HEAD in a JVM
+    // that ran the module's other tests first (seen in the full module run): one request either
+    // way.
+    assertThat(fileState)
+        .as("the file state's requests")
+        .hasSizeBetween(FILE_STATE_REQUESTS - 1, FILE_STATE_REQUESTS);
+    assertThat(lake)
+        .as("the run's requests to the lake bucket")
+        .hasSizeBetween(LAKE_REQUESTS - 1, LAKE_REQUESTS);
 
     String table = "s3a://" + LAKE + "/" + run + "/checkpoint/file_state";
     assertThat(
