@@ -45,16 +45,16 @@ class NewFilesS3RequestsTest extends SparkTestBase {
    * on the pipeline before (Delta's logs already loaded): measured, and pinned so that a change
    * that adds one is seen. See theFileStateIsWrittenInTwoCommitsWithoutReadingItsLog.
    */
-  private static final int LAKE_REQUESTS = 78;
+  private static final int LAKE_REQUESTS = 62;
 
   /**
    * Of those, the file state's: its look (a LIST of its log, its one data file's HEAD and GET); the
-   * plan (one data file: HEAD, LIST and PUT, then two HEADs; the commit: HEAD, PUT and HEAD; its
-   * checksum: HEAD and PUT); the mark, which reads the two files it rewrites (the previous run's
-   * compacted file and this run's plan, a HEAD and a GET each) and writes one as the plan does,
-   * with its commit and checksum.
+   * plan (one data file: a PUT, then two HEADs, S3A's create probes being off; the commit: HEAD,
+   * PUT and HEAD; its checksum: HEAD and PUT); the mark, which reads the two files it rewrites (the
+   * previous run's compacted file and this run's plan, a HEAD and a GET each) and writes one as the
+   * plan does, with its commit and checksum.
    */
-  private static final int FILE_STATE_REQUESTS = 27;
+  private static final int FILE_STATE_REQUESTS = 23;
 
   private static EmbeddedS3Server server;
   private static FaultyS3Proxy proxy;
@@ -178,15 +178,16 @@ class NewFilesS3RequestsTest extends SparkTestBase {
         .noneMatch(r -> r.startsWith("GET " + log) && r.endsWith(".json"))
         .noneMatch(
             r -> r.startsWith("HEAD /" + LAKE + "/" + run + "/checkpoint/file_state/_delta_log "));
-    // The mark's read of the previous run's file costs its HEAD and GET, or only the HEAD in a JVM
-    // that ran the module's other tests first (seen in the full module run): one request either
+    // The mark's read of the previous run's file costs its HEAD and GET, or only the HEAD (seen
+    // both
+    // in a class run alone and in the full module run): the window allows one more request either
     // way.
     assertThat(fileState)
         .as("the file state's requests")
-        .hasSizeBetween(FILE_STATE_REQUESTS - 1, FILE_STATE_REQUESTS);
+        .hasSizeBetween(FILE_STATE_REQUESTS - 2, FILE_STATE_REQUESTS);
     assertThat(lake)
         .as("the run's requests to the lake bucket")
-        .hasSizeBetween(LAKE_REQUESTS - 1, LAKE_REQUESTS);
+        .hasSizeBetween(LAKE_REQUESTS - 2, LAKE_REQUESTS);
 
     String table = "s3a://" + LAKE + "/" + run + "/checkpoint/file_state";
     assertThat(
