@@ -178,16 +178,14 @@ class NewFilesS3RequestsTest extends SparkTestBase {
         .noneMatch(r -> r.startsWith("GET " + log) && r.endsWith(".json"))
         .noneMatch(
             r -> r.startsWith("HEAD /" + LAKE + "/" + run + "/checkpoint/file_state/_delta_log "));
-    // The mark's read of the previous run's file costs its HEAD and GET, or only the HEAD (seen
-    // both
-    // in a class run alone and in the full module run): the window allows one more request either
-    // way.
+    // The mark's read of the previous run's file costs its HEAD and GET, or only the HEAD (seen in
+    // a class run alone and in the full module run): one request either way.
     assertThat(fileState)
         .as("the file state's requests")
-        .hasSizeBetween(FILE_STATE_REQUESTS - 2, FILE_STATE_REQUESTS);
+        .hasSizeBetween(FILE_STATE_REQUESTS - 1, FILE_STATE_REQUESTS);
     assertThat(lake)
         .as("the run's requests to the lake bucket")
-        .hasSizeBetween(LAKE_REQUESTS - 2, LAKE_REQUESTS);
+        .hasSizeBetween(LAKE_REQUESTS - 1, LAKE_REQUESTS);
 
     String table = "s3a://" + LAKE + "/" + run + "/checkpoint/file_state";
     assertThat(
