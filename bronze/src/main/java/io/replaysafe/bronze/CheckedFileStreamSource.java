@@ -259,7 +259,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
 
   /** The discovery's candidates that no planned batch holds, in the order they are taken. */
   private List<FileState.Discovered> newFiles(long lastPlanned, FileState.Version version) {
-    return NewFiles.among(discovery.discover(), lastPlanned, version, limits);
+    return NewFiles.among(discovery, lastPlanned, version, limits);
   }
 
   /**

@@ -1,6 +1,7 @@
 package io.replaysafe.bronze;
 
 import java.util.List;
+import java.util.function.Consumer;
 
 /**
  * Where a bronze run finds the files that may be new: a listing of {@code source.path}, or the S3
@@ -14,6 +15,16 @@ interface FileDiscovery extends AutoCloseable {
    * already ingested or already returned, which the file state filters out.
    */
   List<FileState.Discovered> discover();
+
+  /**
+   * The candidates {@link #discover()} finds, handed to {@code each} one at a time as they are
+   * found, without holding them: a listing's candidates grow with the prefix, and the file state
+   * looks them up a chunk at a time ({@link FileState.Version#notPlanned(Consumer, long,
+   * boolean)}). By default, {@link #discover()}'s list.
+   */
+  default void discoverEach(Consumer<FileState.Discovered> each) {
+    discover().forEach(each);
+  }
 
   /** How a file this discovery found is recorded in the file state ({@code discovered_by}). */
   String kind(FileState.Discovered file);

@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.function.Consumer;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.api.java.function.MapPartitionsFunction;
@@ -179,6 +180,37 @@ public final class FileState {
     }
 
     /**
+     * As {@link #notPlanned(List, long, boolean)}, of candidates handed on one at a time ({@link
+     * FileDiscovery#discoverEach}), looked up a chunk at a time: up to {@link #lookUpChunk()}
+     * candidates, or fewer whose paths reach {@link #LOOK_UP_CHUNK_CHARS} characters, each chunk
+     * one question whose answer keeps only its new files. What the driver holds is one chunk and
+     * the new files, however many files are listed; each chunk after the first costs one more pass
+     * over the rows its paths' range does not let Delta skip. The candidates are answered in the
+     * order given, as one question would answer them.
+     */
+    List<Discovered> notPlanned(
+        Consumer<Consumer<Discovered>> candidates, long lastPlanned, boolean byName) {
+      int chunkFiles = lookUpChunk();
+      List<Discovered> fresh = new ArrayList<>();
+      List<Discovered> chunk = new ArrayList<>();
+      long[] chars = {0};
+      candidates.accept(
+          c -> {
+            chunk.add(c);
+            chars[0] += c.path().length();
+            if (chunk.size() >= chunkFiles || chars[0] >= LOOK_UP_CHUNK_CHARS) {
+              fresh.addAll(notPlanned(chunk, lastPlanned, byName));
+              chunk.clear();
+              chars[0] = 0;
+            }
+          });
+      if (!chunk.isEmpty()) {
+        fresh.addAll(notPlanned(chunk, lastPlanned, byName));
+      }
+      return fresh;
+    }
+
+    /**
      * The candidates that are in no planned batch up to {@code lastPlanned}: new files, and files a
      * run wrote into a batch it never got to plan (stopped between the two). The candidates' keys
      * go to the executors once, as a broadcast destroyed when the question is answered; each
@@ -264,6 +296,24 @@ public final class FileState {
       Row r = rows.get().agg(max(col("modification_time"))).first();
       return r.isNullAt(0) ? OptionalLong.empty() : OptionalLong.of(r.getTimestamp(0).getTime());
     }
+  }
+
+  /**
+   * The most candidates one question to the table holds ({@link Version#notPlanned(Consumer, long,
+   * boolean)}): 10,000 by default, about 2.5 MB of the driver's heap with their keys; the system
+   * property {@value #LOOK_UP_CHUNK_PROPERTY} sets it (tests set it low to cross chunks with few
+   * files). Measured with 100,000 files listed (scripts/README.md, bench-discovery).
+   */
+  static final String LOOK_UP_CHUNK_PROPERTY = "replaysafe.bronze.fileStateLookUpChunk";
+
+  static final int LOOK_UP_CHUNK_DEFAULT = 10_000;
+
+  /** A chunk also ends when its paths reach this many characters (long keys: fewer per chunk). */
+  static final long LOOK_UP_CHUNK_CHARS = 4_000_000;
+
+  static int lookUpChunk() {
+    int n = Integer.getInteger(LOOK_UP_CHUNK_PROPERTY, LOOK_UP_CHUNK_DEFAULT);
+    return Math.max(1, n);
   }
 
   /** What a file is known by: its path, or with {@code fileNameOnly} its name. */

@@ -34,7 +34,7 @@ final class FirstLook {
 
   /**
    * The look after the checkpoint's last committed batch, or empty where the source has something
-   * to do first; calls {@code discovery.discover()} once when it looks.
+   * to do first; discovers once when it looks.
    *
    * @param lastCommitted the checkpoint's last committed batch, read by the run before
    */
@@ -54,8 +54,7 @@ final class FirstLook {
       return Optional.empty();
     }
     BatchLimits limits = BatchLimits.of(config.source().options().sparkOptions());
-    return Optional.of(
-        new FirstLook(after, NewFiles.among(discovery.discover(), after, state, limits)));
+    return Optional.of(new FirstLook(after, NewFiles.among(discovery, after, state, limits)));
   }
 
   private static OptionalLong lastPlannedBatch(SparkSession spark, String checkpoint) {

@@ -1,6 +1,5 @@
 package io.replaysafe.bronze;
 
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -18,12 +17,11 @@ final class NewFiles {
    * @param state the file state's version the caller decided {@code lastPlanned} on
    */
   static List<FileState.Discovered> among(
-      List<FileState.Discovered> candidates,
-      long lastPlanned,
-      FileState.Version state,
-      BatchLimits limits) {
+      FileDiscovery discovery, long lastPlanned, FileState.Version state, BatchLimits limits) {
+    // The candidates stream past a chunk at a time: only the new ones are kept, so a listing's
+    // size does not decide the run's heap. They are ordered once all are known, as before.
     List<FileState.Discovered> fresh =
-        new ArrayList<>(state.notPlanned(candidates, lastPlanned, limits.byName()));
+        state.notPlanned(discovery::discoverEach, lastPlanned, limits.byName());
     if (limits.maxFileAgeMs() != null) {
       limits.dropTooOld(fresh, state.newestModification());
     }

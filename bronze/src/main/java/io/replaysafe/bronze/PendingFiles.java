@@ -65,8 +65,8 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
     SourceConfig source = config.source();
     Map<String, String> options = source.options().sparkOptions();
     Configuration conf = spark.sparkContext().hadoopConfiguration();
-    List<FileState.Discovered> listed =
-        new ListingDiscovery(conf, source.path(), options).discover();
+    ListingDiscovery listing = new ListingDiscovery(conf, source.path(), options);
+    long[] listed = {0};
     BatchLimits limits = BatchLimits.of(options);
     String checkpoint = config.bronze().checkpoint();
     FileState state = FileState.of(spark, checkpoint);
@@ -76,7 +76,19 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
       // Files of a batch planned but never committed are pending: the next run replays it.
       long lastCommitted = FileSourceLog.lastCommittedBatch(conf, checkpoint).orElse(-1);
       if (state.exists()) {
-        fresh = new ArrayList<>(state.notPlanned(listed, lastCommitted, limits.byName()));
+        // The listing streams past the file state a chunk at a time, as a run's does.
+        fresh =
+            state
+                .latest()
+                .notPlanned(
+                    each ->
+                        listing.discoverEach(
+                            f -> {
+                              listed[0]++;
+                              each.accept(f);
+                            }),
+                    lastCommitted,
+                    limits.byName());
         newestSeen =
             limits.maxFileAgeMs() == null ? OptionalLong.empty() : state.newestModification();
       } else {
@@ -86,7 +98,9 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
             .filter(e -> e.batchId() <= lastCommitted)
             .forEach(e -> seen.add(identity(e.path(), limits.byName())));
         fresh = new ArrayList<>();
-        listed.stream()
+        List<FileState.Discovered> all = listing.discover();
+        listed[0] = all.size();
+        all.stream()
             .filter(f -> !seen.contains(identity(f.path(), limits.byName())))
             .forEach(fresh::add);
         newestSeen =
@@ -110,7 +124,7 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
               f.size(),
               Instant.ofEpochMilli(f.modifiedMs())));
     }
-    long alreadyIngested = listed.size() - pending.size() - tooOld;
+    long alreadyIngested = listed[0] - pending.size() - tooOld;
     return new PendingFiles(pending, alreadyIngested, tooOld);
   }
 

@@ -27,6 +27,12 @@ final class TurnTakingDiscovery implements FileDiscovery {
   }
 
   @Override
+  public void discoverEach(java.util.function.Consumer<FileState.Discovered> each) {
+    trigger.awaitTurn(LAYER);
+    discovery.discoverEach(each);
+  }
+
+  @Override
   public String kind(FileState.Discovered file) {
     return discovery.kind(file);
   }

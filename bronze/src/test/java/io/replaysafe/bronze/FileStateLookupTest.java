@@ -88,4 +88,44 @@ class FileStateLookupTest extends SparkTestBase {
 
     assertThat(state.notPlanned(candidates, 0, false)).isEqualTo(candidates);
   }
+
+  @Test
+  void candidatesLookedUpAChunkAtATimeAreAnsweredAsOneQuestionAnswersThem() {
+    FileState state = FileState.of(spark, dir.resolve("checkpoint").toString());
+    state.ensure("orders");
+    String a = "file:/landing/a.json";
+    String b = "file:/landing/sub/b.json";
+    String c = "file:/landing/\uD83D\uDE00.json";
+    state.plan(List.of(file(a), file(c)), 0, LISTING);
+    state.plan(List.of(file(b)), 1, LISTING);
+    String x = "file:/landing/x.json";
+    String y = "file:/landing/y.json";
+    String z = "file:/landing/z/z.json";
+    List<FileState.Discovered> candidates =
+        List.of(file(x), file(a), file(b), file(y), file(c), file(x), file(z));
+    String before = System.getProperty(FileState.LOOK_UP_CHUNK_PROPERTY);
+    try {
+      for (String chunk : List.of("1", "2", "3", "100")) {
+        System.setProperty(FileState.LOOK_UP_CHUNK_PROPERTY, chunk);
+        FileState.Version version = state.latest();
+
+        assertThat(paths(version.notPlanned(candidates::forEach, 1, false)))
+            .as("chunks of " + chunk)
+            .containsExactly(x, y, x, z);
+        assertThat(paths(version.notPlanned(candidates::forEach, 0, false)))
+            .as("chunks of " + chunk + ", after batch 0")
+            .containsExactly(x, b, y, x, z);
+      }
+    } finally {
+      if (before == null) {
+        System.clearProperty(FileState.LOOK_UP_CHUNK_PROPERTY);
+      } else {
+        System.setProperty(FileState.LOOK_UP_CHUNK_PROPERTY, before);
+      }
+    }
+    FileState missing = FileState.of(spark, dir.resolve("other").toString());
+    assertThat(paths(missing.latest().notPlanned(candidates::forEach, 0, false)))
+        .as("before the table exists, every candidate, in order")
+        .containsExactlyElementsOf(paths(candidates));
+  }
 }

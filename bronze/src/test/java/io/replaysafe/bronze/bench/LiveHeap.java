@@ -1,127 +1,130 @@
 package io.replaysafe.bronze.bench;
 
-import com.sun.management.GarbageCollectionNotificationInfo;
-import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
-import java.lang.management.MemoryPoolMXBean;
-import java.lang.management.MemoryType;
-import java.lang.management.MemoryUsage;
-import java.util.ArrayList;
-import java.util.HashSet;
-import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import javax.management.Notification;
-import javax.management.NotificationEmitter;
-import javax.management.NotificationListener;
-import javax.management.openmbean.CompositeData;
 
 /**
  * The heap a measured run holds live, as opposed to its peak heap, which follows how much it
- * allocates and when the collector happens to run. Measured from a full collection before the run
- * (the live heap then: everything the JVM already holds, the embedded S3 store's objects among
- * them), as the heap in use after each collection during the run, and after a full collection at
- * its end:
+ * allocates and when the collector happens to run. Every reading is the heap in use right after a
+ * full collection, so it counts only what is reachable:
  *
  * <ul>
- *   <li>{@link Figures#live()}: the highest heap after any of these collections, above the live
- *       heap before the run: the most the run held at once, as a GC log would show it;
- *   <li>{@link Figures#kept()}: the heap after the closing full collection, above the live heap
- *       before the run: what the run left behind (caches, the session's state).
+ *   <li>before the run, after two full collections (the second collects what the first's reference
+ *       processing and cleaners let go): everything the JVM already holds;
+ *   <li>during the run, every {@code periodMs} a sampling thread forces a full collection and reads
+ *       the heap: {@link Figures#live()} is the highest of these readings (and the closing one)
+ *       above the reading before, the most the run was seen to hold at once;
+ *   <li>after the run, after two full collections: {@link Figures#kept()}, what the run left behind
+ *       above the reading before (caches, the session's state).
  * </ul>
  *
- * A young collection leaves garbage in the old generation, so {@code live} is an upper bound of the
- * run's live set; a run short enough to need no collection shows its kept heap as its live heap.
+ * An earlier reading took the heap after whatever collections happened during the run, young ones
+ * included: those leave the old generation's garbage counted, so it read what the collector had not
+ * yet got to as held, and moved with the load and the collector's timing (66.5 MiB at 1,000 files
+ * on a disturbed machine). The forced collections slow the run, so the benchmark times a run
+ * without them and reads the heap of a second, identical run ({@link DiscoveryBenchmark}).
  */
 final class LiveHeap {
-  private static final Set<String> HEAP_POOLS = heapPools();
-
   private final long before;
   private final AtomicLong highest = new AtomicLong();
-  private final AtomicInteger collections = new AtomicInteger();
-  private final List<NotificationEmitter> emitters = new ArrayList<>();
-  private final NotificationListener listener = this::collected;
+  private final AtomicInteger samples = new AtomicInteger();
+  private final Thread sampler;
+  private volatile boolean running = true;
+  private volatile String highestHistogram;
 
   /**
-   * @param live the highest heap used after a collection, bytes above the start
-   * @param kept the heap used after the closing full collection, above the start
-   * @param collections the collections seen during the run, the closing one included
+   * With {@code -Dreplaysafe.bench.histograms=DIR}, each sample is a class histogram of the live
+   * objects (the JVM's GC.class_histogram, itself a full collection), and the one of the highest
+   * sample is kept ({@link #histogram()}): what a run holds at its most.
    */
-  record Figures(long live, long kept, int collections) {}
+  private static final boolean HISTOGRAMS =
+      System.getProperty("replaysafe.bench.histograms") != null;
 
-  private LiveHeap() {
-    this.before = heapUsed();
-    for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
-      if (gc instanceof NotificationEmitter emitter) {
-        emitter.addNotificationListener(listener, null, null);
-        emitters.add(emitter);
-      }
+  /**
+   * @param live the highest heap in use after a full collection during the run, bytes above the
+   *     reading before
+   * @param kept the heap in use after the closing full collections, above the reading before
+   * @param samples the full collections read during the run, the closing one included
+   * @param before the heap in use after the full collections before the run: what the JVM held
+   *     already (the session, earlier runs' caches), the base {@code live} and {@code kept} are
+   *     taken from; {@code before + live} is the JVM's whole live heap at the run's highest reading
+   */
+  record Figures(long live, long kept, int samples, long before) {
+    /** The JVM's whole live heap at the run's highest reading. */
+    long held() {
+      return before + live;
     }
   }
 
-  /**
-   * Watches every collection until {@link #stop}; called right after a full collection ({@link
-   * BronzeBenchmark.Meter#start} makes one), whose heap in use is the live heap before the run.
-   */
-  static LiveHeap afterFullCollection() {
-    return new LiveHeap();
+  private LiveHeap(long periodMs) {
+    this.before = heapUsedAfterFullCollections(2);
+    this.sampler =
+        new Thread(
+            () -> {
+              while (running) {
+                try {
+                  Thread.sleep(periodMs);
+                } catch (InterruptedException e) {
+                  return;
+                }
+                if (running) {
+                  String histogram = HISTOGRAMS ? classHistogram() : null;
+                  long used = heapUsedAfterFullCollections(1);
+                  if (used > highest.get()) {
+                    highest.set(used);
+                    highestHistogram = histogram;
+                  }
+                  samples.incrementAndGet();
+                }
+              }
+            },
+            "bench-live-heap");
+    sampler.setDaemon(true);
+    sampler.start();
   }
 
-  /** Collects fully once more and returns the run's figures. */
+  /**
+   * Collects fully twice, then samples the live heap every {@code periodMs} until {@link #stop}.
+   */
+  static LiveHeap sampling(long periodMs) {
+    return new LiveHeap(periodMs);
+  }
+
+  /** Stops sampling, collects fully twice more and returns the run's figures. */
   Figures stop() throws InterruptedException {
-    int seen = collections.get();
-    long after = heapUsedAfterFullCollection();
-    // The collectors report asynchronously: wait (up to a second) for the closing one's report.
-    for (int i = 0; i < 100 && collections.get() == seen; i++) {
-      Thread.sleep(10);
-    }
-    for (NotificationEmitter emitter : emitters) {
-      try {
-        emitter.removeNotificationListener(listener);
-      } catch (javax.management.ListenerNotFoundException e) {
-        // already gone: nothing to remove
-      }
-    }
+    running = false;
+    sampler.interrupt();
+    sampler.join();
+    long after = heapUsedAfterFullCollections(2);
     long live = Math.max(highest.get(), after);
-    return new Figures(Math.max(0, live - before), Math.max(0, after - before), collections.get());
+    return new Figures(
+        Math.max(0, live - before), Math.max(0, after - before), samples.get() + 1, before);
   }
 
-  private void collected(Notification notification, Object handback) {
-    if (!GarbageCollectionNotificationInfo.GARBAGE_COLLECTION_NOTIFICATION.equals(
-        notification.getType())) {
-      return;
+  /** The class histogram of the highest sample, when histograms were asked for; else null. */
+  String histogram() {
+    return highestHistogram;
+  }
+
+  private static String classHistogram() {
+    try {
+      return (String)
+          ManagementFactory.getPlatformMBeanServer()
+              .invoke(
+                  new javax.management.ObjectName("com.sun.management:type=DiagnosticCommand"),
+                  "gcClassHistogram",
+                  new Object[] {new String[0]},
+                  new String[] {String[].class.getName()});
+    } catch (javax.management.JMException e) {
+      throw new IllegalStateException(e);
     }
-    GarbageCollectionNotificationInfo info =
-        GarbageCollectionNotificationInfo.from((CompositeData) notification.getUserData());
-    long used = 0;
-    for (Map.Entry<String, MemoryUsage> pool :
-        info.getGcInfo().getMemoryUsageAfterGc().entrySet()) {
-      if (HEAP_POOLS.contains(pool.getKey())) {
-        used += pool.getValue().getUsed();
-      }
+  }
+
+  private static long heapUsedAfterFullCollections(int times) {
+    for (int i = 0; i < times; i++) {
+      System.gc();
     }
-    highest.accumulateAndGet(used, Math::max);
-    collections.incrementAndGet();
-  }
-
-  private static long heapUsedAfterFullCollection() {
-    System.gc();
-    return heapUsed();
-  }
-
-  private static long heapUsed() {
     return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-  }
-
-  private static Set<String> heapPools() {
-    Set<String> names = new HashSet<>();
-    for (MemoryPoolMXBean pool : ManagementFactory.getMemoryPoolMXBeans()) {
-      if (pool.getType() == MemoryType.HEAP) {
-        names.add(pool.getName());
-      }
-    }
-    return names;
   }
 }
