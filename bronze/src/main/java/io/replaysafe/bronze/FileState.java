@@ -300,16 +300,21 @@ public final class FileState {
 
   /**
    * The most candidates one question to the table holds ({@link Version#notPlanned(Consumer, long,
-   * boolean)}): 10,000 by default, about 2.5 MB of the driver's heap with their keys; the system
+   * boolean)}): 100,000 by default, about 25 MB of the driver's heap with their keys; the system
    * property {@value #LOOK_UP_CHUNK_PROPERTY} sets it (tests set it low to cross chunks with few
-   * files). Measured with 100,000 files listed (scripts/README.md, bench-discovery).
+   * files). Each question reads the whole file state, so the chunk trades heap for time: with
+   * 10,000 an idle run over 100,000 listed files asked ten times and took 13.0 s against 1.1 s at
+   * 1,000 files (bench-discovery, 2026-12-04, load 21-75) for 26 MiB of heap. At 100,000 a
+   * prefix of that size is one question, as before the listing was streamed, and a prefix of a
+   * million files ten, with the heap bounded; past that size notifications (or {@code
+   * cleanSource: move}) are the answer (bronze/README.md).
    */
   static final String LOOK_UP_CHUNK_PROPERTY = "replaysafe.bronze.fileStateLookUpChunk";
 
-  static final int LOOK_UP_CHUNK_DEFAULT = 10_000;
+  static final int LOOK_UP_CHUNK_DEFAULT = 100_000;
 
   /** A chunk also ends when its paths reach this many characters (long keys: fewer per chunk). */
-  static final long LOOK_UP_CHUNK_CHARS = 4_000_000;
+  static final long LOOK_UP_CHUNK_CHARS = 40_000_000;
 
   static int lookUpChunk() {
     int n = Integer.getInteger(LOOK_UP_CHUNK_PROPERTY, LOOK_UP_CHUNK_DEFAULT);
