@@ -24,10 +24,29 @@ class DriverMemoryBoundsTest extends SparkTestBase {
 
   @Test
   void tungstenPagesAreOneMebibyteWhateverTheHeap() {
-    // Derived from a 4 GB heap on two cores it would be 64 MB per page, and so per broadcast
-    // relation the driver's block store keeps until the context cleaner drops it.
+    // Derived from a 4 GB heap on two cores it would be 64 MB for every task's first page of a
+    // sort, an aggregation or a hash map, however few its rows.
     assertThat(spark.sparkContext().env().memoryManager().pageSizeBytes()).isEqualTo(1L << 20);
     assertThat(spark.sparkContext().getConf().get("spark.buffer.pageSize")).isEqualTo("1m");
+  }
+
+  @Test
+  void aBroadcastRelationBuiltOnTheDriverTakesPagesOfOneMebibyte() {
+    // The driver builds a broadcast join's relation with a memory manager from new SparkConf():
+    // system properties only. Ten rows keyed by a long took a 64 MB page before.
+    assertThat(new org.apache.spark.SparkConf().get("spark.buffer.pageSize")).isEqualTo("1m");
+    var memory = spark.sparkContext().env().memoryManager();
+    long before = memory.storageMemoryUsed();
+    Dataset<Row> ten = spark.range(0, 10).withColumnRenamed("id", "k");
+    long matched =
+        spark
+            .range(0, 1000, 1, 2)
+            .withColumn("k", col("id").mod(20))
+            .join(broadcast(ten), "k")
+            .count();
+    assertThat(matched).isEqualTo(500);
+    // The relation stays in the driver's block store until the context cleaner drops it.
+    assertThat(memory.storageMemoryUsed() - before).isLessThan(4L << 20);
   }
 
   @Test
