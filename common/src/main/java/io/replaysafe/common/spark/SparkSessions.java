@@ -70,6 +70,7 @@ public final class SparkSessions {
             yield builder.getOrCreate();
           }
           case LOCAL -> {
+            driverPagesOfOneMebibyte();
             SparkSession.Builder builder = localBuilder(appName);
             fencedLogStores(new SparkConf()).forEach(builder::config);
             yield builder.getOrCreate();
@@ -148,8 +149,59 @@ public final class SparkSessions {
     return settings;
   }
 
+  /**
+   * What keeps a long-lived local driver's heap from growing with its batches ({@code run
+   * --continuous}: two streaming queries, about 40 SQL executions and 30 jobs per silver batch).
+   * Measured with {@code scripts/bench-freshness} and class histograms of its driver (2026-12-04):
+   *
+   * <ul>
+   *   <li>Tungsten's page size. Unset, Spark derives it from the heap: with {@code -Xmx4g} and two
+   *       cores every on-heap page is a 64 MB {@code long[]}, and each broadcast hash join (silver
+   *       broadcasts a batch's keys several times per batch) builds its relation in at least one
+   *       page, even for ten rows. The driver's block store keeps every broadcast until Spark's
+   *       context cleaner sees its handle collected, so between two old-generation collections dead
+   *       64 MB relations pile up: 270 MB of {@code long[]} in one histogram after 3 minutes, the
+   *       heap after a full GC and the RSS jumping by multiples of 64 MB. 1 MB is Spark's own floor
+   *       for small heaps; a larger row still gets a page of its own size.
+   *   <li>The status store. Spark records every job, stage, task and SQL execution (with its plan
+   *       text and graph) in an in-memory store whether or not the UI is enabled (the SQL listener
+   *       is registered by the shared state unconditionally), keeping 1,000 jobs, stages and SQL
+   *       executions and 100,000 tasks per stage by default: about 40 MB of plan descriptions and
+   *       graphs once a continuous run reaches 1,000 executions (25 silver batches), which nothing
+   *       here reads, the UI being off. These keep the last few, enough to look at a batch.
+   * </ul>
+   *
+   * <p>A cluster's session is the deployment's: these apply to the local launcher only.
+   */
+  static final Map<String, String> BOUNDED_DRIVER_MEMORY =
+      Map.of(
+          "spark.buffer.pageSize", "1m", // also a system property: driverPagesOfOneMebibyte
+          "spark.ui.retainedJobs", "50",
+          "spark.ui.retainedStages", "50",
+          "spark.ui.retainedTasks", "1000",
+          "spark.sql.ui.retainedExecutions", "20",
+          "spark.ui.retainedDeadExecutors", "10");
+
+  static final String PAGE_SIZE = "spark.buffer.pageSize";
+
+  /**
+   * The page size for what the driver builds outside any task, as a system property: a broadcast
+   * hash join's relation is built on the driver with a memory manager of its own made from {@code
+   * new SparkConf()}, which reads system properties only, not the session's settings, and sizes its
+   * pages for the whole heap (64 MB with {@code -Xmx4g}). Measured after the session setting alone:
+   * six such relations of a continuous run, 64 MB each, in the driver's block store at once (a heap
+   * dump at 13 minutes). A value the JVM was started with stays.
+   */
+  static void driverPagesOfOneMebibyte() {
+    if (System.getProperty(PAGE_SIZE) == null) {
+      System.setProperty(PAGE_SIZE, BOUNDED_DRIVER_MEMORY.get(PAGE_SIZE));
+    }
+  }
+
   private static SparkSession.Builder localBuilder(String appName) {
-    return SparkSession.builder()
+    SparkSession.Builder builder = SparkSession.builder();
+    BOUNDED_DRIVER_MEMORY.forEach(builder::config);
+    return builder
         .appName(appName)
         .master(LOCAL_MASTER_DEFAULT)
         .config("spark.sql.extensions", DELTA_EXTENSION)

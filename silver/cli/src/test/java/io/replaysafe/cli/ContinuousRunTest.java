@@ -73,6 +73,30 @@ class ContinuousRunTest extends SparkTestBase {
         && silver().size() >= rows;
   }
 
+  /**
+   * The driver's record of what it ran stays at the local session's bounds after a continuous run
+   * (two batches per layer here, each silver batch alone about 40 SQL executions and 30 jobs):
+   * Spark fills its status store without a UI, 1,000 executions with their plans by default.
+   */
+  private static void assertStatusStoreBounded() throws Exception {
+    spark.sparkContext().listenerBus().waitUntilEmpty(60_000L);
+    org.apache.spark.util.kvstore.KVStore store = spark.sparkContext().statusStore().store();
+    Class<?> executions = org.apache.spark.sql.execution.ui.SQLExecutionUIData.class;
+    Class<?> jobs = org.apache.spark.status.JobDataWrapper.class;
+    // The store trims on a thread of its own after the write that passed a bound.
+    await(
+        "the status store's trimming",
+        () -> {
+          try {
+            return store.count(executions) <= 20 && store.count(jobs) <= 50;
+          } catch (Exception e) {
+            throw new IllegalStateException(e);
+          }
+        });
+    assertThat(store.count(executions)).isEqualTo(20);
+    assertThat(store.count(jobs)).isBetween(45L, 50L);
+  }
+
   @Test
   void silverAppliesBronzeCommitsAsTheyLandUntilMaxBatches() throws Exception {
     Path file = pipeline("");
@@ -127,6 +151,7 @@ class ContinuousRunTest extends SparkTestBase {
                 + " exactRetries 1, olderIgnored 0, conflicts 0, quarantined 0, invalid 0;"
                 + " \\d+\\.\\d s; lag \\d+\\.\\d s");
     assertThat(spark.streams().active()).isEmpty();
+    assertStatusStoreBounded();
     // The lease was released: a scheduled run proceeds and finds nothing new.
     CliRunner.Outcome after = CliRunner.run("run", "--config", file.toString());
     assertThat(after.exitCode()).as(after.err()).isZero();
