@@ -304,10 +304,10 @@ public final class FileState {
    * property {@value #LOOK_UP_CHUNK_PROPERTY} sets it (tests set it low to cross chunks with few
    * files). Each question reads the whole file state, so the chunk trades heap for time: with
    * 10,000 an idle run over 100,000 listed files asked ten times and took 13.0 s against 1.1 s at
-   * 1,000 files (bench-discovery, 2026-12-04, load 21-75) for 26 MiB of heap. At 100,000 a
-   * prefix of that size is one question, as before the listing was streamed, and a prefix of a
-   * million files ten, with the heap bounded; past that size notifications (or {@code
-   * cleanSource: move}) are the answer (bronze/README.md).
+   * 1,000 files (bench-discovery, 2026-12-04, load 21-75) for 26 MiB of heap. At 100,000 a prefix
+   * of that size is one question, as before the listing was streamed, and a prefix of a million
+   * files ten, with the heap bounded; past that size notifications (or {@code cleanSource: move})
+   * are the answer (bronze/README.md).
    */
   static final String LOOK_UP_CHUNK_PROPERTY = "replaysafe.bronze.fileStateLookUpChunk";
 
