@@ -308,21 +308,30 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   public org.apache.spark.sql.Dataset<Row> getBatch(Option<Offset> start, Offset end) {
     if (committedBatchReplay) {
       committedBatchReplay = false;
-      return relation(Map.of(), Map.of()); // discarded unread: see committedBatchReplay
+      return relation(Map.of(), Map.of(), newFormat()); // discarded unread: committedBatchReplay
     }
     long first = start.isDefined() ? BatchOffset.of(start.get()) : -1;
     long last = BatchOffset.of(end);
     List<String> files = filesOf(first, last);
     Map<String, String> fileOptions = Map.of();
+    FileFormat fileFormat = newFormat();
     if (format.selfDescribing()) {
       FileSchemas.Read schemas = FileSchemas.read(spark, format, files);
       leaveOut(schemas.unreadable(), last);
       files = schemas.readable();
       fileOptions = Map.of(RescuingFileFormat.FILE_SCHEMAS, schemas.option());
+      // Columnar when a Parquet file's footer allows it: decided on the footers just read.
+      fileFormat = RescuingFileFormat.forBatch(spark, format, declaredSchema(), schemas);
     }
     BatchFiles.LookedUp looked = BatchFiles.lookUp(spark, files);
     leaveOut(looked.failed(), last);
-    return relation(looked.found(), fileOptions);
+    return relation(looked.found(), fileOptions, fileFormat);
+  }
+
+  /** The source's declared schema, as the batch options give it to the format. */
+  private StructType declaredSchema() {
+    return (StructType)
+        org.apache.spark.sql.types.DataType.fromJson(batchOptions.get(RescuingFileFormat.SCHEMA));
   }
 
   /**
@@ -346,12 +355,13 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
    *
    * @param files each file's status, by the file as the file state names it
    */
-  private Dataset<Row> relation(Map<String, FileStatus> files, Map<String, String> fileOptions) {
+  private Dataset<Row> relation(
+      Map<String, FileStatus> files, Map<String, String> fileOptions, FileFormat fileFormat) {
     var options = scalaMap(withFileOptions(fileOptions));
     InMemoryFileIndex index = BatchFiles.index(spark, files, options, schema);
     HadoopFsRelation relation =
         new HadoopFsRelation(
-            index, index.partitionSchema(), schema, Option.empty(), newFormat(), options, spark);
+            index, index.partitionSchema(), schema, Option.empty(), fileFormat, options, spark);
     return Dataset$.MODULE$.ofRows(spark, LogicalRelation$.MODULE$.apply(relation, true));
   }
 

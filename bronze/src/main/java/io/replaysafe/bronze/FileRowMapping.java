@@ -151,6 +151,58 @@ final class FileRowMapping implements Serializable {
     return new GenericInternalRow(out);
   }
 
+  /**
+   * Whether a file of this schema can be read in column batches ({@link RescuingFileFormat}): every
+   * declared column it holds is copied as it is, and every other column of the file is one the
+   * schema does not declare, so the rescued column is all the mapping adds. A column that is
+   * widened or converted (or whose value may land in a declared column) needs this row-by-row
+   * mapping.
+   */
+  boolean readsColumnar() {
+    for (Kind kind : kinds) {
+      if (kind == Kind.WIDEN) {
+        return false;
+      }
+    }
+    return jsonTargets.length == 0;
+  }
+
+  /** The declared columns' count: the rescued column's ordinal in the mapped rows. */
+  int width() {
+    return width;
+  }
+
+  /** The file's ordinal the declared column is copied from, or -1 when the file lacks it. */
+  int copiedFrom(int declared) {
+    return kinds[declared] == Kind.ABSENT ? -1 : sources[declared];
+  }
+
+  /** The file's columns whose non-null values are rescued, in the file's order. */
+  int[] rescuedColumns() {
+    return viaJson.clone();
+  }
+
+  /**
+   * The rescued-data column of a row of a file that {@link #readsColumnar() reads columnar}, or
+   * null when it rescues nothing: the same JSON and parser as {@link #map}, without building the
+   * typed columns, which the caller takes from the file's column vectors.
+   */
+  UTF8String rescued(InternalRow in, String filePath, Buffer buffer) {
+    if (viaJson.length == 0) {
+      return null;
+    }
+    byte[] line = buffer.render(in, fileSchema, viaJson);
+    if (line == null) {
+      return null;
+    }
+    RescuingJsonParser.Parsed parsed = parser.parse(line, 0, buffer.length(), filePath);
+    if (parsed.corrupt() != null) {
+      throw new IllegalStateException(
+          "Bronze wrote a row of " + filePath + " as JSON it cannot read: " + parsed.corrupt());
+    }
+    return parsed.rescued() == null ? null : UTF8String.fromString(parsed.rescued());
+  }
+
   private boolean nothingForJson(InternalRow in) {
     for (int f : viaJson) {
       if (!in.isNullAt(f)) {

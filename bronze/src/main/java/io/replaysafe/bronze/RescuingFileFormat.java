@@ -18,6 +18,7 @@ import org.apache.spark.sql.SQLContext;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.GenericInternalRow;
+import org.apache.spark.sql.execution.RowToColumnConverter;
 import org.apache.spark.sql.execution.datasources.DataSource$;
 import org.apache.spark.sql.execution.datasources.FileFormat;
 import org.apache.spark.sql.execution.datasources.OutputWriterFactory;
@@ -25,13 +26,20 @@ import org.apache.spark.sql.execution.datasources.PartitionedFile;
 import org.apache.spark.sql.execution.datasources.parquet.ParquetFileFormat;
 import org.apache.spark.sql.execution.datasources.v2.FileDataSourceV2;
 import org.apache.spark.sql.execution.streaming.Source;
+import org.apache.spark.sql.execution.vectorized.ConstantColumnVector;
+import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
+import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.sources.Filter;
 import org.apache.spark.sql.sources.StreamSourceProvider;
 import org.apache.spark.sql.streaming.DataStreamReader;
 import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
+import org.apache.spark.sql.types.StructField;
 import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.vectorized.ColumnVector;
+import org.apache.spark.sql.vectorized.ColumnarBatch;
+import org.apache.spark.unsafe.types.UTF8String;
 import scala.Option;
 import scala.Tuple2;
 import scala.collection.Iterator;
@@ -52,6 +60,18 @@ import scala.runtime.AbstractFunction1;
  *
  * <p>As a stream it is {@link CheckedFileStreamSource}, as for JSON lines: a file whose lookup or
  * schema read fails is recorded in the bad-files table and left out of the batch.
+ *
+ * <p>Parquet in column batches: a stream's batch that holds a Parquet file whose footer schema
+ * {@linkplain FileRowMapping#readsColumnar() needs no conversion} (its declared columns have the
+ * declared types, and any other column is one the schema does not declare) is scanned in column
+ * batches, as Spark's plain Parquet reader scans: such a file is read by Spark's vectorized reader
+ * on its own schema, its declared columns are the reader's vectors as they are, a declared column
+ * it lacks is a null constant, and the rescued column is null except in the rows where an
+ * undeclared column holds a value, which are rescued one by one by the same mapping as the row
+ * path. The decision is per file, from the footers the batch's planning read anyway (no request
+ * more): one file with a column of another type does not send the batch's other files down the row
+ * path; that file's mapped rows are packed into batches, since a scan gives either batches or rows.
+ * A batch without such a file is scanned row by row, as before.
  */
 public final class RescuingFileFormat
     implements FileFormat, DataSourceRegister, StreamSourceProvider, Serializable {
@@ -63,8 +83,57 @@ public final class RescuingFileFormat
   public static final String EVOLUTION_MODE = "replaysafe.schemaEvolutionMode";
   public static final String FILE_SCHEMAS = "replaysafe.fileSchemas";
 
-  /** Spark's Parquet reader asks for it (FileFormat.OPTION_RETURNING_BATCH): rows, not batches. */
+  /**
+   * Spark's scan says with it whether it wants column batches (FileFormat.OPTION_RETURNING_BATCH),
+   * and Spark's Parquet reader asks for it.
+   */
   private static final String RETURNING_BATCH = "returning_batch";
+
+  /**
+   * Whether the scan may ask for column batches: only a stream's batch planned with a Parquet file
+   * that reads columnar ({@link #forBatch}); every other read (the retry of bad files, {@code
+   * plan}'s sample, Avro) gives rows.
+   */
+  private final boolean columnar;
+
+  /**
+   * Rows only: the reader Spark builds from the class name ({@link #read}, {@link #readStream}).
+   */
+  public RescuingFileFormat() {
+    this(false);
+  }
+
+  private RescuingFileFormat(boolean columnar) {
+    this.columnar = columnar;
+  }
+
+  /**
+   * The format of one stream batch over these files: columnar when one of them is a Parquet file
+   * that reads columnar, decided on the footers the batch's planning read.
+   */
+  static RescuingFileFormat forBatch(
+      SparkSession spark, SourceFormat format, StructType declared, FileSchemas.Read files) {
+    if (format != SourceFormat.PARQUET) {
+      return new RescuingFileFormat(false);
+    }
+    for (StructType fileSchema : files.schemas().values()) {
+      if (readsColumnar(spark, fileSchema, declared)) {
+        return new RescuingFileFormat(true);
+      }
+    }
+    return new RescuingFileFormat(false);
+  }
+
+  /**
+   * A Parquet file of this schema is read in column batches: the mapping adds only the rescued
+   * column, and Spark's vectorized reader reads every column of the file.
+   */
+  private static boolean readsColumnar(
+      SparkSession spark, StructType fileSchema, StructType declared) {
+    return new FileRowMapping(fileSchema, declared, SchemaEvolutionMode.RESCUE, "UTC")
+            .readsColumnar()
+        && new ParquetFileFormat().supportBatch(spark, fileSchema);
+  }
 
   /** The rows' schema: the declared columns (nullable, as in bronze) and the rescued column. */
   static StructType rowSchema(SourceConfig source) {
@@ -138,12 +207,50 @@ public final class RescuingFileFormat
 
   @Override
   public boolean equals(Object other) {
-    return other instanceof RescuingFileFormat;
+    return other instanceof RescuingFileFormat that && that.columnar == columnar;
   }
 
   @Override
   public int hashCode() {
-    return RescuingFileFormat.class.hashCode();
+    return Boolean.hashCode(columnar) * 31 + RescuingFileFormat.class.hashCode();
+  }
+
+  /**
+   * Column batches when the batch was planned with a Parquet file that reads columnar, and Spark's
+   * Parquet reader would give the same columns in batches (vectorized reader on, supported types).
+   */
+  @Override
+  public boolean supportBatch(SparkSession spark, StructType schema) {
+    return columnar && new ParquetFileFormat().supportBatch(spark, schema);
+  }
+
+  /**
+   * In a columnar scan the batches are returned as they are: FileFormat's default would project
+   * each element as a row. The stream's batches have no partition columns ({@link BatchFiles}).
+   */
+  @Override
+  public scala.Function1<PartitionedFile, Iterator<InternalRow>> buildReaderWithPartitionValues(
+      SparkSession spark,
+      StructType dataSchema,
+      StructType partitionSchema,
+      StructType requiredSchema,
+      Seq<Filter> filters,
+      Map<String, String> options,
+      Configuration hadoopConf) {
+    if (!returningBatch(options)) {
+      return FileFormat.super.buildReaderWithPartitionValues(
+          spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf);
+    }
+    if (!partitionSchema.isEmpty()) {
+      throw new IllegalStateException(
+          "Bronze's columnar read got partition columns " + partitionSchema + " (a bronze bug)");
+    }
+    return buildReader(
+        spark, dataSchema, partitionSchema, requiredSchema, filters, options, hadoopConf);
+  }
+
+  private static boolean returningBatch(Map<String, String> options) {
+    return option(options, RETURNING_BATCH).map(Boolean::parseBoolean).orElse(false);
   }
 
   @Override
@@ -181,10 +288,18 @@ public final class RescuingFileFormat
             .map(FileSchemas::decode)
             .orElse(new FileSchemas.Encoded(List.of(), java.util.Map.of()));
     FileFormat delegate = delegate(spark, format);
-    Map<String, String> delegateOptions = options.updated(RETURNING_BATCH, "false");
+    boolean batches = returningBatch(options);
     List<scala.Function1<PartitionedFile, Iterator<InternalRow>>> readers = new ArrayList<>();
     List<FileRowMapping> mappings = new ArrayList<>();
-    for (StructType fileSchema : files.schemas()) {
+    boolean[] columnarFiles = new boolean[files.schemas().size()];
+    for (int i = 0; i < columnarFiles.length; i++) {
+      StructType fileSchema = files.schemas().get(i);
+      FileRowMapping mapping = new FileRowMapping(fileSchema, declared, mode, zone);
+      columnarFiles[i] =
+          batches
+              && format == SourceFormat.PARQUET
+              && mapping.readsColumnar()
+              && delegate.supportBatch(spark, fileSchema);
       // Each reader gets its own conf: Spark's Parquet reader writes the read schema into it.
       readers.add(
           delegate.buildReaderWithPartitionValues(
@@ -193,14 +308,42 @@ public final class RescuingFileFormat
               new StructType(),
               fileSchema,
               scala.collection.immutable.List$.MODULE$.empty(),
-              delegateOptions,
+              options.updated(RETURNING_BATCH, Boolean.toString(columnarFiles[i])),
               new Configuration(hadoopConf)));
-      mappings.add(new FileRowMapping(fileSchema, declared, mode, zone));
+      mappings.add(mapping);
     }
     java.util.Map<String, Integer> byFile = new HashMap<>();
     files.files().forEach((file, index) -> byFile.put(BoundedTextFormat.normalize(file), index));
+    int[] projection = projection(dataSchema, requiredSchema);
     return new ReadFile(
-        readers, mappings, byFile, projection(dataSchema, requiredSchema), dataSchema);
+        readers,
+        mappings,
+        byFile,
+        projection,
+        dataSchema,
+        batches ? new Batches(columnarFiles, requiredSchema, projection, batchSize(spark)) : null);
+  }
+
+  /** As many rows per batch as Spark's vectorized Parquet reader puts in one. */
+  private static int batchSize(SparkSession spark) {
+    return spark.sessionState().conf().parquetVectorizedReaderBatchSize();
+  }
+
+  /**
+   * How a columnar scan reads: which files' readers give column batches, and the batches' columns.
+   *
+   * @param required per column of the batch, its ordinal in the rows' schema (declared, rescued)
+   */
+  private record Batches(boolean[] columnarFiles, StructType schema, int[] required, int capacity)
+      implements Serializable {
+    Batches {
+      if (required == null) {
+        required = new int[schema.size()];
+        for (int i = 0; i < required.length; i++) {
+          required[i] = i;
+        }
+      }
+    }
   }
 
   /** The ordinals of {@code required}'s columns in {@code all}, or null when they are all. */
@@ -273,18 +416,22 @@ public final class RescuingFileFormat
     private final java.util.Map<String, Integer> byFile;
     private final int[] projection;
     private final StructType rowSchema;
+    // Null when the scan reads rows.
+    private final Batches batches;
 
     ReadFile(
         List<scala.Function1<PartitionedFile, Iterator<InternalRow>>> readers,
         List<FileRowMapping> mappings,
         java.util.Map<String, Integer> byFile,
         int[] projection,
-        StructType rowSchema) {
+        StructType rowSchema,
+        Batches batches) {
       this.readers = readers;
       this.mappings = mappings;
       this.byFile = byFile;
       this.projection = projection;
       this.rowSchema = rowSchema;
+      this.batches = batches;
     }
 
     @Override
@@ -297,8 +444,162 @@ public final class RescuingFileFormat
       // The path as Spark gives it in _metadata.file_path, which the JSON path's rescued objects
       // carry as _file_path.
       String path = new Path(file.toPath().toString()).toUri().toString();
-      return new Rows(
-          readers.get(index).apply(file), mappings.get(index), path, projection, rowSchema);
+      Iterator<InternalRow> read = readers.get(index).apply(file);
+      if (batches != null && batches.columnarFiles()[index]) {
+        return erased(new MappedBatches(erased(read), mappings.get(index), path, batches));
+      }
+      Rows rows = new Rows(read, mappings.get(index), path, projection, rowSchema);
+      return batches == null ? rows : erased(new PackedRows(rows, batches));
+    }
+  }
+
+  /**
+   * A scan's elements are rows or, in a columnar scan, column batches passed as rows (Spark's
+   * FileScanRDD does the same): the element type is erased, never cast.
+   */
+  @SuppressWarnings("unchecked")
+  private static <T> Iterator<T> erased(Iterator<?> elements) {
+    return (Iterator<T>) elements;
+  }
+
+  /**
+   * A columnar file's batches, as Spark's vectorized reader gives them on the file's schema, with
+   * the declared columns: the file's vectors where it has the column, a null constant where not,
+   * and the rescued column, null in every row but those where an undeclared column holds a value.
+   * The reader reuses its batch, and so does this: Spark consumes each before it asks for the next.
+   */
+  private static final class MappedBatches extends scala.collection.AbstractIterator<Object> {
+    private final Iterator<Object> in;
+    private final FileRowMapping mapping;
+    private final String path;
+    private final Batches batches;
+    private final int[] rescuedColumns;
+    private final ColumnVector[] nulls;
+    private final FileRowMapping.Buffer buffer = new FileRowMapping.Buffer();
+    private OnHeapColumnVector rescued;
+    private int rescuedCapacity;
+
+    MappedBatches(Iterator<Object> in, FileRowMapping mapping, String path, Batches batches) {
+      this.in = in;
+      this.mapping = mapping;
+      this.path = path;
+      this.batches = batches;
+      this.rescuedColumns = mapping.rescuedColumns();
+      StructField[] fields = batches.schema().fields();
+      this.nulls = new ColumnVector[fields.length];
+      for (int j = 0; j < fields.length; j++) {
+        ConstantColumnVector nullColumn =
+            new ConstantColumnVector(batches.capacity(), fields[j].dataType());
+        nullColumn.setNull();
+        nulls[j] = nullColumn;
+      }
+    }
+
+    @Override
+    public boolean hasNext() {
+      return in.hasNext();
+    }
+
+    @Override
+    public Object next() {
+      ColumnarBatch batch = (ColumnarBatch) in.next();
+      int rows = batch.numRows();
+      int[] required = batches.required();
+      ColumnVector[] columns = new ColumnVector[required.length];
+      for (int j = 0; j < required.length; j++) {
+        int p = required[j];
+        if (p < mapping.width()) {
+          int from = mapping.copiedFrom(p);
+          columns[j] = from < 0 ? nulls[j] : batch.column(from);
+        } else {
+          columns[j] = rescued(batch, rows, nulls[j]);
+        }
+      }
+      return new ColumnarBatch(columns, rows);
+    }
+
+    /**
+     * The batch's rescued column: the null constant when no row holds a value in an undeclared
+     * column (nearly every batch of a file whose extra column is mostly null).
+     */
+    private ColumnVector rescued(ColumnarBatch batch, int rows, ColumnVector none) {
+      int first = 0;
+      while (first < rows && !holdsUndeclared(batch, first)) {
+        first++;
+      }
+      if (first == rows) {
+        return none;
+      }
+      if (rescued == null || rescuedCapacity < rows) {
+        rescuedCapacity = Math.max(rows, batches.capacity());
+        rescued = new OnHeapColumnVector(rescuedCapacity, DataTypes.StringType);
+      }
+      rescued.reset();
+      for (int r = 0; r < rows; r++) {
+        UTF8String value =
+            r >= first && holdsUndeclared(batch, r)
+                ? mapping.rescued(batch.getRow(r), path, buffer)
+                : null;
+        if (value == null) {
+          rescued.putNull(r);
+        } else {
+          byte[] bytes = value.getBytes();
+          rescued.putByteArray(r, bytes, 0, bytes.length);
+        }
+      }
+      return rescued;
+    }
+
+    /** Whether the row holds a value in a column the schema does not declare. */
+    private boolean holdsUndeclared(ColumnarBatch batch, int row) {
+      for (int f : rescuedColumns) {
+        if (!batch.column(f).isNullAt(row)) {
+          return true;
+        }
+      }
+      return false;
+    }
+  }
+
+  /**
+   * A file that needs the row-by-row mapping, in a columnar scan: its mapped rows packed into
+   * column batches of the scan's columns.
+   */
+  private static final class PackedRows extends scala.collection.AbstractIterator<Object> {
+    private final Rows rows;
+    private final int capacity;
+    private final RowToColumnConverter converter;
+    private final WritableColumnVector[] vectors;
+    private final ColumnarBatch batch;
+
+    PackedRows(Rows rows, Batches batches) {
+      this.rows = rows;
+      this.capacity = batches.capacity();
+      this.converter = new RowToColumnConverter(batches.schema());
+      this.vectors = OnHeapColumnVector.allocateColumns(capacity, batches.schema());
+      this.batch = new ColumnarBatch(vectors);
+    }
+
+    @Override
+    public boolean hasNext() {
+      return rows.hasNext();
+    }
+
+    @Override
+    public Object next() {
+      if (!rows.hasNext()) {
+        throw new NoSuchElementException();
+      }
+      for (WritableColumnVector vector : vectors) {
+        vector.reset();
+      }
+      int n = 0;
+      while (n < capacity && rows.hasNext()) {
+        converter.convert(rows.next(), vectors);
+        n++;
+      }
+      batch.setNumRows(n);
+      return batch;
     }
   }
 
