@@ -52,6 +52,13 @@ public final class CrashPoints {
   public static final String SILVER_AFTER_TOMBSTONE_MERGE = "silver-after-tombstone-merge";
   public static final String SILVER_AFTER_RUN_LOG = "silver-after-run-log";
   public static final String SILVER_BEFORE_CHECKPOINT_COMMIT = "silver-before-checkpoint-commit";
+
+  /**
+   * A scheduled silver run's batches committed and its small files compacted (SmallFiles): only
+   * reached when the run found enough small files.
+   */
+  public static final String SILVER_AFTER_SMALL_FILES = "silver-after-small-files";
+
   public static final String QUARANTINE_BEFORE_DECISION = "quarantine-before-decision";
   public static final String QUARANTINE_AFTER_DECISION = "quarantine-after-decision";
 
@@ -82,6 +89,7 @@ public final class CrashPoints {
           SILVER_AFTER_TOMBSTONE_MERGE,
           SILVER_AFTER_RUN_LOG,
           SILVER_BEFORE_CHECKPOINT_COMMIT,
+          SILVER_AFTER_SMALL_FILES,
           QUARANTINE_BEFORE_DECISION,
           QUARANTINE_AFTER_DECISION,
           ERASE_AFTER_ERASURES,

@@ -153,7 +153,16 @@ public final class SilverJob {
       }
       Runnable purge = target::expireState;
       BronzeRetention.Start start = BronzeRetention.check(spark, config, checkpoint, bronze);
-      reports = stream(processor, purge, bronze, processed, start);
+      Runnable compact = () -> SmallFiles.compact(spark, contract);
+      reports = stream(processor, purge, compact, bronze, processed, start);
+      if (continuous == null && !reports.isEmpty()) {
+        // After the run's last checkpoint commit, under the lease the command holds: the small
+        // files this run's batches added are compacted once enough of them gathered, so the next
+        // run's MERGE opens fewer files. Nothing is read when there are too few.
+        compact.run();
+        io.replaysafe.common.CrashPoints.maybeCrash(
+            io.replaysafe.common.CrashPoints.SILVER_AFTER_SMALL_FILES);
+      }
     }
     long purged = target.expireState();
     SilverResult result =
@@ -171,6 +180,7 @@ public final class SilverJob {
   private List<BatchReport> stream(
       SilverBatchProcessor processor,
       Runnable purge,
+      Runnable compact,
       Snapshot bronzeSnapshot,
       OptionalLong processed,
       BronzeRetention.Start start) {
@@ -211,6 +221,8 @@ public final class SilverJob {
       bronze = bronze.where(not(backfill));
     }
     long[] lastPurge = {System.nanoTime()};
+    // Whether a batch of this continuous run was processed since the last compaction check.
+    boolean[] batchSinceCompaction = {false};
     VoidFunction2<Dataset<Row>, Long> perBatch =
         (batch, batchId) -> {
           if (continuous != null) {
@@ -218,6 +230,12 @@ public final class SilverJob {
             continuous.awaitTurn("silver");
             // Before anything is written: a process that may no longer write stops here.
             continuous.checkBeforeBatch();
+            // Between batches: the previous batch's checkpoint commit is done and this one has
+            // written nothing yet, so the compaction's commit sits between two batches' commits.
+            if (batchSinceCompaction[0]) {
+              batchSinceCompaction[0] = false;
+              compact.run();
+            }
           }
           // Freshness is measured from landing, so only a continuous run, which reports it per
           // batch, pays for this read of the batch's provenance.
@@ -231,6 +249,7 @@ public final class SilverJob {
                   false);
           BatchReport report = processor.process(batch, batchId, runId == null ? "unknown" : runId);
           if (report != null) {
+            batchSinceCompaction[0] = true;
             onBatch.batchDone(report, landed);
             if (continuous == null) {
               reports.add(report);
