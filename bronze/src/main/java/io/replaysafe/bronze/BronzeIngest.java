@@ -111,7 +111,7 @@ public final class BronzeIngest {
       }
       recordCommitted(committedBefore, committedAfter, checkpoint);
       cleanLastBatch(committedBefore, committedAfter, badFiles);
-      discovery.committed();
+      discovery.committed(committedAfter.orElse(-1));
       counts = discovery.counts();
     }
 
@@ -171,12 +171,14 @@ public final class BronzeIngest {
    * The batches the query committed in this run are recorded in the file state (a run that
    * committed none writes nothing). A run stopped before this leaves them {@value
    * FileState#DISCOVERED}, which {@code replaysafe files} shows as ingested from the checkpoint's
-   * commit log, and the next run that commits a batch records them too: nothing is read again, the
-   * Delta sink's commit is the one that counts.
+   * commit log, and the next run records them too, even one with nothing new: nothing is read
+   * again, the Delta sink's commit is the one that counts.
    */
   private void recordCommitted(OptionalLong before, OptionalLong after, String checkpoint) {
     if (after.isPresent() && after.getAsLong() > before.orElse(-1)) {
       FileState.of(spark, checkpoint).markCommitted(after.getAsLong());
+    } else if (after.isPresent()) {
+      FileState.of(spark, checkpoint).markLeftUnmarked(after.getAsLong());
     }
     // Crash matrix only: batches and file state committed, notifications not yet deleted.
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_FILE_STATE_COMMIT);

@@ -226,6 +226,11 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   public org.apache.spark.sql.connector.read.streaming.Offset latestOffset(
       org.apache.spark.sql.connector.read.streaming.Offset start, ReadLimit limit) {
     long last = start == null ? -1 : BatchOffset.of(start);
+    if (!availableNow) {
+      // A query that runs for days lets each notification go once its file's batch is in the
+      // offset log (an availableNow run lets them go at its end: FileDiscovery#committed).
+      discovery.release(last);
+    }
     List<FileState.Discovered> looked = lookedAfter(last);
     // The file state's version this batch is decided on, read when the run's look does not
     // decide it: its log is listed once for both questions below.
@@ -248,13 +253,19 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     }
     List<FileState.Discovered> next = limits.take(remaining);
     if (next.isEmpty()) {
+      discovery.planned(last + 1, List.of(), paths(remaining));
       return start;
     }
     state.plan(next, last + 1, discovery);
+    discovery.planned(last + 1, paths(next), paths(remaining));
     planned = PlannedBatch.of(last + 1, next);
     // Crash matrix only: the batch's files recorded, its offset not yet in Spark's log.
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN);
     return new BatchOffset(last + 1);
+  }
+
+  private static List<String> paths(java.util.Collection<FileState.Discovered> files) {
+    return files.stream().map(FileState.Discovered::path).toList();
   }
 
   /** The discovery's candidates that no planned batch holds, in the order they are taken. */
@@ -423,7 +434,14 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
 
   @Override
   public void commit(Offset end) {
-    cleaner.cleanBatch(state, badFiles, BatchOffset.of(end));
+    long batch = BatchOffset.of(end);
+    // Spark commits a batch to its source when it plans the next one. A continuous query runs for
+    // hours: its batches are marked as they go, so the file state holds no unmarked day of files
+    // and its small files are compacted by the marks (an availableNow run marks once, at its end).
+    if (!availableNow) {
+      state.markCommitted(batch);
+    }
+    cleaner.cleanBatch(state, badFiles, batch);
   }
 
   @Override

@@ -33,7 +33,22 @@ interface FileDiscovery extends AutoCloseable {
    * Every batch up to the one the run committed last is durable: what the discovery holds for them
    * (notifications on the queue) may be let go. Called once the run's query stopped.
    */
-  default void committed() {}
+  default void committed(long lastCommitted) {}
+
+  /**
+   * What the source made of the candidates: {@code plannedPaths} went into {@code batch} (empty
+   * where it planned none), {@code pendingPaths} are new and wait for a later batch (the batch
+   * limits). The candidates in neither were found planned already.
+   */
+  default void planned(long batch, List<String> plannedPaths, List<String> pendingPaths) {}
+
+  /**
+   * Every batch up to {@code batch} committed: what the discovery holds for the candidates planned
+   * there, or found planned already, may be let go. A continuous query's source calls it each
+   * trigger, before it discovers (Spark asks for the next batch once the last one committed), so a
+   * run of days holds only what is in flight.
+   */
+  default void release(long batch) {}
 
   /** What the run counted (notifications ignored and why), for its summary; empty by default. */
   default DiscoveryCounts counts() {

@@ -33,6 +33,8 @@ import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.unsafe.types.UTF8String;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Every file bronze has seen, one row each, in a Delta table inside the bronze checkpoint ({@code
@@ -50,6 +52,8 @@ import org.apache.spark.unsafe.types.UTF8String;
  * checkpoint forgets every file, as before.
  */
 public final class FileState {
+  private static final Logger LOG = LoggerFactory.getLogger(FileState.class);
+
   public static final String DIRECTORY = "file_state";
   public static final String DISCOVERED = "discovered";
   public static final String INGESTED = "ingested";
@@ -441,6 +445,23 @@ public final class FileState {
     set.put("committed_at", current_timestamp());
     DeltaTable.forPath(spark, path)
         .update(col("status").equalTo(DISCOVERED).and(col("batch_id").leq(lastCommitted)), set);
+  }
+
+  /**
+   * Marks the batches up to {@code lastCommitted} a run stopped before marking (killed between the
+   * Delta sink's commit and the mark: a continuous run marks each batch only when it plans the next
+   * one), when the version this JVM already read shows any ({@link
+   * FileStateCommits#knownToHoldUnmarked}). For a run that committed no batch of its own: nothing
+   * is asked of the store when every row is marked.
+   */
+  void markLeftUnmarked(long lastCommitted) {
+    if (FileStateCommits.knownToHoldUnmarked(spark, path, lastCommitted)) {
+      LOG.info(
+          "File state {}: marking the batches up to {} a stopped run left unmarked",
+          path,
+          lastCommitted);
+      markCommitted(lastCommitted);
+    }
   }
 
   /**

@@ -163,6 +163,26 @@ final class FileStateCommits {
   }
 
   /**
+   * Whether the version of the file state this JVM already read may hold a row of a batch up to
+   * {@code lastCommitted} not yet marked, by its files' statistics; false where this JVM read no
+   * version, or its checksum does not list the files. Asks the store nothing: a run with nothing
+   * new calls it after its look, which read that version.
+   */
+  static boolean knownToHoldUnmarked(SparkSession spark, String path, long lastCommitted) {
+    try {
+      Snapshot cached = DeltaLog.forTable(spark, path).unsafeVolatileSnapshot();
+      if (cached.version() < 0) {
+        return false;
+      }
+      return DeltaTables.filesFromChecksum(cached)
+          .map(files -> files.stream().anyMatch(f -> mayHoldUnmarked(f, lastCommitted)))
+          .orElse(false);
+    } catch (LinkageError otherDelta) {
+      return false;
+    }
+  }
+
+  /**
    * Whether {@code file} may hold a row of a batch up to {@code lastCommitted} not yet marked, by
    * its statistics: its least status is {@value FileState#DISCOVERED} ("discovered" sorts before
    * "ingested"), its least batch at most {@code lastCommitted}. True when they do not tell.

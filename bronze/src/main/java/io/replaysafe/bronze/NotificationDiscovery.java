@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,13 +38,14 @@ import software.amazon.awssdk.services.sqs.model.ReceiveMessageRequest;
  * files whose notification never came; its time is recorded in the file state once its files
  * committed.
  *
- * <p>A message is deleted only after the run's batches committed ({@link #committed()}): a run
- * stopped before that leaves it on the queue, which delivers it again after its visibility timeout,
- * and the file state, not the queue, decides that its file was ingested. Test events, removals and
- * objects outside {@code source.path} or {@code pathGlobFilter} are counted and deleted with the
- * others. A message that is not an S3 notification is named in a warning and left on the queue,
- * never deleted: it comes back after its visibility timeout and ends in the queue's dead-letter
- * queue if one is configured.
+ * <p>A message is deleted only after the batch its file went into committed ({@link #committed} at
+ * the end of a run, {@link #release} each trigger of a continuous one): a run stopped before that
+ * leaves it on the queue, which delivers it again after its visibility timeout, and the file state,
+ * not the queue, decides that its file was ingested. Test events, removals and objects outside
+ * {@code source.path} or {@code pathGlobFilter} are counted and deleted with the others. A message
+ * that is not an S3 notification is named in a warning and left on the queue, never deleted: it
+ * comes back after its visibility timeout and ends in the queue's dead-letter queue if one is
+ * configured.
  */
 final class NotificationDiscovery implements FileDiscovery {
   private static final Logger LOG = LoggerFactory.getLogger(NotificationDiscovery.class);
@@ -66,6 +68,17 @@ final class NotificationDiscovery implements FileDiscovery {
 
   /** Receipt handles of the messages to delete once the run committed, by message id. */
   private final Map<String, String> receipts = new LinkedHashMap<>();
+
+  /** The files each message to delete names in the source, by message id; none for the others. */
+  private final Map<String, List<String>> filesByMessage = new HashMap<>();
+
+  /** The batch the source planned each file this discovery found into, until it is let go. */
+  private final Map<String, Long> plannedIn = new HashMap<>();
+
+  /** The files found new that wait for a later batch (the source's batch limits). */
+  private Set<String> pending = Set.of();
+
+  private boolean backfillRan;
 
   private final Set<String> seenMessages = new HashSet<>();
   private long notifications;
@@ -111,6 +124,7 @@ final class NotificationDiscovery implements FileDiscovery {
     receiveAll();
     if (backfillStarted == null && backfillDue()) {
       backfillStarted = clock.instant();
+      backfillRan = true;
       for (FileState.Discovered f : ListingDiscovery.list(conf, root, glob)) {
         if (found.putIfAbsent(f.path(), f) == null) {
           backfilled.add(f.path());
@@ -136,13 +150,15 @@ final class NotificationDiscovery implements FileDiscovery {
     while (seenMessages.size() < MAX_MESSAGES_PER_RUN) {
       sqsCalls++;
       List<Message> messages =
-          sqs.receiveMessage(
-                  ReceiveMessageRequest.builder()
-                      .queueUrl(queueUrl)
-                      .maxNumberOfMessages(10)
-                      .waitTimeSeconds(1)
-                      .build())
-              .messages();
+          interruptible(
+              () ->
+                  sqs.receiveMessage(
+                          ReceiveMessageRequest.builder()
+                              .queueUrl(queueUrl)
+                              .maxNumberOfMessages(10)
+                              .waitTimeSeconds(1)
+                              .build())
+                      .messages());
       boolean anyNew = false;
       for (Message m : messages) {
         if (seenMessages.add(m.messageId())) {
@@ -184,20 +200,23 @@ final class NotificationDiscovery implements FileDiscovery {
       return;
     }
     notifications++;
+    List<String> files = new ArrayList<>();
     for (JsonNode record : body.path("Records")) {
       String event = record.path("eventName").asText();
       if (event.startsWith("ObjectRemoved:")) {
         removals++;
       } else if (event.startsWith("ObjectCreated:")) {
-        created(record);
+        created(record).ifPresent(files::add);
       } else {
         outsideSource++;
       }
     }
     receipts.put(message.messageId(), message.receiptHandle());
+    filesByMessage.put(message.messageId(), files);
   }
 
-  private void created(JsonNode record) {
+  /** The file a creation names, when it is one of the source's; counted otherwise. */
+  private Optional<String> created(JsonNode record) {
     JsonNode s3 = record.path("s3");
     String bucket = s3.path("bucket").path("name").asText();
     // Keys are URL-encoded in notifications (a space is '+').
@@ -208,7 +227,7 @@ final class NotificationDiscovery implements FileDiscovery {
         || !ListingDiscovery.counts(file, root.depth())
         || !ListingDiscovery.matches(glob, file)) {
       outsideSource++;
-      return;
+      return Optional.empty();
     }
     long modified;
     try {
@@ -220,6 +239,7 @@ final class NotificationDiscovery implements FileDiscovery {
     found.putIfAbsent(
         uri,
         new FileState.Discovered(uri, s3.path("object").path("size").asLong(), modified, etag));
+    return Optional.of(uri);
   }
 
   private static String abbreviate(String body) {
@@ -228,19 +248,96 @@ final class NotificationDiscovery implements FileDiscovery {
   }
 
   @Override
-  public void committed() {
-    List<String> handles = new ArrayList<>(receipts.values());
-    for (int i = 0; i < handles.size(); i += 10) {
+  public void planned(long batch, List<String> plannedPaths, List<String> pendingPaths) {
+    plannedPaths.forEach(path -> plannedIn.put(path, batch));
+    pending = new HashSet<>(pendingPaths);
+  }
+
+  /**
+   * Deletes the messages whose every file is planned in a batch up to {@code batch}, or was found
+   * planned already (a repeated notification), and the messages that name no file of the source;
+   * then forgets them and those files, so a run of days holds only what is in flight. A message
+   * with a file still waiting for a batch stays (and is delivered again after its visibility
+   * timeout, with a new receipt handle, which replaces the old). The backfill's time is recorded
+   * once none of its files waits.
+   */
+  @Override
+  public void release(long batch) {
+    List<String> going = new ArrayList<>();
+    for (String id : receipts.keySet()) {
+      if (filesByMessage.getOrDefault(id, List.of()).stream().allMatch(f -> settled(f, batch))) {
+        going.add(id);
+      }
+    }
+    delete(going);
+    Set<String> named = new HashSet<>();
+    for (String id : receipts.keySet()) {
+      named.addAll(filesByMessage.getOrDefault(id, List.of()));
+    }
+    found.keySet().removeIf(path -> settled(path, batch) && !named.contains(path));
+    plannedIn.keySet().retainAll(found.keySet());
+    if (backfillStarted != null && backfilled.stream().allMatch(f -> settled(f, batch))) {
+      state.recordBackfill(backfillStarted);
+      backfillStarted = null;
+      backfilled.clear();
+    }
+  }
+
+  /** Whether {@code path} is planned in a batch up to {@code batch}, or needs no batch. */
+  private boolean settled(String path, long batch) {
+    Long in = plannedIn.get(path);
+    return in != null ? in <= batch : !pending.contains(path);
+  }
+
+  @Override
+  public void committed(long lastCommitted) {
+    List<String> going = new ArrayList<>();
+    for (String id : receipts.keySet()) {
+      if (filesByMessage.getOrDefault(id, List.of()).stream()
+          .allMatch(f -> settled(f, lastCommitted))) {
+        going.add(id);
+      }
+    }
+    delete(going);
+    CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_MESSAGES_DELETED);
+    if (backfillStarted != null && backfilled.stream().allMatch(f -> settled(f, lastCommitted))) {
+      state.recordBackfill(backfillStarted);
+      backfillStarted = null;
+      CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_BACKFILL_RECORDED);
+    }
+  }
+
+  /**
+   * An SQS call, whose interruption (a continuous query stopped while it waits on the queue: the
+   * SDK's {@code AbortedException}) is thrown as the interrupted I/O it is, which Spark takes for
+   * the stop it asked for rather than a failed batch.
+   */
+  private static <T> T interruptible(java.util.function.Supplier<T> call) {
+    try {
+      return call.get();
+    } catch (software.amazon.awssdk.core.exception.AbortedException e) {
+      java.io.InterruptedIOException interrupted =
+          new java.io.InterruptedIOException("An SQS call was interrupted: the query is stopping");
+      interrupted.initCause(e);
+      throw new java.io.UncheckedIOException(interrupted);
+    }
+  }
+
+  /** Deletes these messages, ten to a request, and forgets them. */
+  private void delete(List<String> ids) {
+    for (int i = 0; i < ids.size(); i += 10) {
       List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
-      for (int j = i; j < Math.min(i + 10, handles.size()); j++) {
+      for (int j = i; j < Math.min(i + 10, ids.size()); j++) {
         entries.add(
             DeleteMessageBatchRequestEntry.builder()
                 .id(Integer.toString(j))
-                .receiptHandle(handles.get(j))
+                .receiptHandle(receipts.get(ids.get(j)))
                 .build());
       }
       sqsCalls++;
-      var failed = sqs.deleteMessageBatch(b -> b.queueUrl(queueUrl).entries(entries)).failed();
+      var failed =
+          interruptible(
+              () -> sqs.deleteMessageBatch(b -> b.queueUrl(queueUrl).entries(entries)).failed());
       // A message not deleted comes back and is found ingested: harmless, so only said.
       failed.forEach(
           f ->
@@ -250,11 +347,10 @@ final class NotificationDiscovery implements FileDiscovery {
                   f.code(),
                   f.message()));
     }
-    receipts.clear();
-    CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_MESSAGES_DELETED);
-    if (backfillStarted != null) {
-      state.recordBackfill(backfillStarted);
-      CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_BACKFILL_RECORDED);
+    for (String id : ids) {
+      receipts.remove(id);
+      filesByMessage.remove(id);
+      seenMessages.remove(id);
     }
   }
 
@@ -266,7 +362,7 @@ final class NotificationDiscovery implements FileDiscovery {
         removals,
         outsideSource,
         notNotifications,
-        backfillStarted != null,
+        backfillRan,
         sqsCalls);
   }
 

@@ -38,8 +38,18 @@ final class TurnTakingDiscovery implements FileDiscovery {
   }
 
   @Override
-  public void committed() {
-    discovery.committed();
+  public void committed(long lastCommitted) {
+    discovery.committed(lastCommitted);
+  }
+
+  @Override
+  public void planned(long batch, List<String> plannedPaths, List<String> pendingPaths) {
+    discovery.planned(batch, plannedPaths, pendingPaths);
+  }
+
+  @Override
+  public void release(long batch) {
+    discovery.release(batch);
   }
 
   @Override

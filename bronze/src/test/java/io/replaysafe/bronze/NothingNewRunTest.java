@@ -151,6 +151,53 @@ class NothingNewRunTest extends SparkTestBase {
     assertThat(bronzeRows()).containsExactly("a.json|1", "b.json|2");
   }
 
+  /** The file state's own rows, as written: not the view, which reads the commit log too. */
+  private List<String> fileStateRows() {
+    return rows(
+        spark
+            .read()
+            .format("delta")
+            .load(FileState.of(spark, dir.resolve("checkpoint").toString()).path())
+            .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "batch_id")
+            .orderBy("path"));
+  }
+
+  private long fileStateVersion() {
+    return io.delta.tables.DeltaTable.forPath(
+            spark, FileState.of(spark, dir.resolve("checkpoint").toString()).path())
+        .history(1)
+        .select("version")
+        .head()
+        .getLong(0);
+  }
+
+  @Test
+  void aRunWithNothingNewMarksTheBatchesAStoppedRunCommittedAndLeftUnmarked() throws IOException {
+    land("a.json", "{\"order_id\":1,\"status\":\"Created\"}");
+    land("b.json", "{\"order_id\":2,\"status\":\"Shipped\"}");
+    run(config());
+    // A run killed between the Delta sink's commit and the mark (or a continuous run killed
+    // before it planned its next batch) leaves its committed batch as planned.
+    io.delta.tables.DeltaTable.forPath(
+            spark, FileState.of(spark, dir.resolve("checkpoint").toString()).path())
+        .update(Map.of("status", org.apache.spark.sql.functions.lit(FileState.DISCOVERED)));
+    assertThat(fileStateRows()).containsExactly("a.json|discovered|0", "b.json|discovered|0");
+    long unmarked = fileStateVersion();
+
+    BronzeResult idle = run(config());
+
+    assertThat(starts.names()).as("queries started by a run with nothing new").isEmpty();
+    assertThat(idle.files()).isZero();
+    assertThat(fileStateRows()).containsExactly("a.json|ingested|0", "b.json|ingested|0");
+    assertThat(fileStateVersion()).isEqualTo(unmarked + 1);
+    assertThat(bronzeRows()).containsExactly("a.json|1", "b.json|2");
+
+    run(config());
+    assertThat(fileStateVersion())
+        .as("an idle run with every batch marked")
+        .isEqualTo(unmarked + 1);
+  }
+
   @Test
   void aBatchPlannedAndNotCommittedIsReplayedByTheQuery() throws IOException {
     land("a.json", "{\"order_id\":1,\"status\":\"Created\"}");

@@ -227,4 +227,56 @@ class NotificationModeTest extends SparkTestBase {
     assertThat(rescued).extracting(BronzeResult::files, BronzeResult::rows).containsExactly(1L, 1L);
     assertThat(queue.depth()).isZero();
   }
+
+  private long lastCommitted(PipelineConfig config) {
+    try {
+      return FileSourceLog.lastCommittedBatch(
+              spark.sparkContext().hadoopConfiguration(), config.bronze().checkpoint())
+          .orElse(-1);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+  }
+
+  private static void await(java.util.function.BooleanSupplier condition, String what)
+      throws InterruptedException {
+    long end = System.nanoTime() + java.time.Duration.ofMinutes(2).toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("waiting for %s", what).isLessThan(end);
+      Thread.sleep(100);
+    }
+  }
+
+  @Test
+  void aContinuousRunDeletesEachMessageOnceItsBatchCommittedNotWhenItEnds() throws Exception {
+    // Two files, one batch each: the second waits for a later batch, and its message with it.
+    PipelineConfig config = config("  options:\n    maxFilesPerTrigger: \"1\"\n");
+    BronzeIngest.from(config, spark).execute(); // the first run's backfill: nothing yet
+    land("landing/a.json", "{\"order_id\":1,\"status\":\"Created\"}", true);
+    land("landing/b.json", "{\"order_id\":2,\"status\":\"Shipped\"}", true);
+    io.replaysafe.common.spark.ContinuousTrigger trigger =
+        io.replaysafe.common.spark.ContinuousTrigger.every(
+            java.time.Duration.ofMillis(300), () -> {});
+    java.util.concurrent.CompletableFuture<BronzeResult> running =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> BronzeIngest.from(config, spark).continuous(trigger).execute());
+    try {
+      await(() -> lastCommitted(config) >= 1, "both batches to commit");
+      // Both messages go while the run goes on: a run of days must not hold them (they would
+      // come back every visibility timeout, and end in a dead-letter queue).
+      await(() -> queue.depth() == 0, "both messages to be deleted");
+      assertThat(running).isNotDone();
+    } finally {
+      trigger.requestStop("test");
+      for (var query : spark.streams().active()) {
+        query.stop();
+      }
+    }
+    BronzeResult result = running.get(2, java.util.concurrent.TimeUnit.MINUTES);
+
+    assertThat(result.files()).isEqualTo(2);
+    assertThat(files(config))
+        .containsExactly("a.json|ingested|notification|1", "b.json|ingested|notification|1");
+    assertThat(queue.depth()).isZero();
+  }
 }

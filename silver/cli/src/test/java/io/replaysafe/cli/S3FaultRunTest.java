@@ -56,9 +56,11 @@ class S3FaultRunTest extends SparkTestBase {
 
       CliRunner.Outcome first = CliRunner.run("run", "--config", faulty, "--json");
       assertThat(first.exitCode()).as(first.out() + first.err()).isIn(0, 4);
+      // The proxy's faults follow its seeded draws, one per request: with seed 12 any first 100
+      // to 600 requests hold 8.8 % to 13.4 % of them (the count varies with the run's retries).
       assertThat((double) proxy.faults() / proxy.requests())
           .as(proxy.summary())
-          .isGreaterThanOrEqualTo(0.10);
+          .isGreaterThanOrEqualTo(0.08);
 
       System.err.println(
           "S3FaultRunTest: first run exit " + first.exitCode() + "; " + proxy.summary());
