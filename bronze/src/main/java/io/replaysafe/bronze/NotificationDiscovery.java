@@ -80,6 +80,9 @@ final class NotificationDiscovery implements FileDiscovery {
 
   private boolean backfillRan;
 
+  /** When the next backfill is due, once read from the file state (once per run). */
+  private Instant backfillDueAt;
+
   private final Set<String> seenMessages = new HashSet<>();
   private long notifications;
   private long testEvents;
@@ -136,8 +139,12 @@ final class NotificationDiscovery implements FileDiscovery {
   }
 
   private boolean backfillDue() {
-    Optional<Instant> last = state.lastBackfill();
-    return last.isEmpty() || !last.get().plus(backfillInterval).isAfter(clock.instant());
+    if (backfillDueAt == null) {
+      // Read once: a continuous run asks every trigger, and on S3 each read lists the table's log.
+      backfillDueAt =
+          state.lastBackfill().map(last -> last.plus(backfillInterval)).orElse(Instant.MIN);
+    }
+    return !backfillDueAt.isAfter(clock.instant());
   }
 
   @Override
@@ -278,6 +285,7 @@ final class NotificationDiscovery implements FileDiscovery {
     plannedIn.keySet().retainAll(found.keySet());
     if (backfillStarted != null && backfilled.stream().allMatch(f -> settled(f, batch))) {
       state.recordBackfill(backfillStarted);
+      backfillDueAt = backfillStarted.plus(backfillInterval);
       backfillStarted = null;
       backfilled.clear();
     }

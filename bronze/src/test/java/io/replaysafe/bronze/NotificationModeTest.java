@@ -279,4 +279,59 @@ class NotificationModeTest extends SparkTestBase {
         .containsExactly("a.json|ingested|notification|1", "b.json|ingested|notification|1");
     assertThat(queue.depth()).isZero();
   }
+
+  /** A clock the test moves. */
+  private static final class MovingClock extends java.time.Clock {
+    private Instant now;
+
+    MovingClock(Instant now) {
+      this.now = now;
+    }
+
+    @Override
+    public java.time.ZoneId getZone() {
+      return java.time.ZoneOffset.UTC;
+    }
+
+    @Override
+    public java.time.Clock withZone(java.time.ZoneId zone) {
+      return this;
+    }
+
+    @Override
+    public Instant instant() {
+      return now;
+    }
+  }
+
+  private static List<String> names(List<FileState.Discovered> files) {
+    return files.stream().map(f -> f.path().replaceAll(".*/", "")).sorted().toList();
+  }
+
+  @Test
+  void aRunOfDaysBackfillsOnceEachIntervalAndListsNothingBetween() {
+    PipelineConfig config = config("");
+    BronzeIngest.from(config, spark).execute(); // the first run's backfill: nothing yet
+    land("landing/a.json", "{\"order_id\":1,\"status\":\"Created\"}", false);
+    MovingClock clock = new MovingClock(Instant.now().plus(java.time.Duration.ofDays(2)));
+    try (NotificationDiscovery discovery =
+        new NotificationDiscovery(
+            SqsClients.forQueue(config.storage(), queue.url()),
+            config.source(),
+            spark.sparkContext().hadoopConfiguration(),
+            FileState.of(spark, config.bronze().checkpoint()),
+            clock)) {
+      // Due: the backfill finds the file whose notification never came.
+      assertThat(names(discovery.discover())).containsExactly("a.json");
+      discovery.planned(0, List.of(discovery.discover().get(0).path()), List.of());
+      discovery.release(0); // batch 0 committed: the backfill is recorded, its files let go
+
+      land("landing/b.json", "{\"order_id\":2,\"status\":\"Shipped\"}", false);
+      clock.now = clock.now.plus(java.time.Duration.ofHours(23));
+      assertThat(discovery.discover()).as("within the interval: no listing").isEmpty();
+
+      clock.now = clock.now.plus(java.time.Duration.ofHours(2));
+      assertThat(names(discovery.discover())).as("a day on: the next backfill").contains("b.json");
+    }
+  }
 }
