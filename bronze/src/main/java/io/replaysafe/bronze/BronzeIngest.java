@@ -5,6 +5,7 @@ import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.spark.ContinuousTrigger;
+import io.replaysafe.common.spark.InterpretedMode;
 import io.replaysafe.common.spark.SparkSessions;
 import java.io.IOException;
 import java.sql.Timestamp;
@@ -102,7 +103,11 @@ public final class BronzeIngest {
             checkpoint,
             continuous == null ? discovery : new TurnTakingDiscovery(discovery, continuous),
             look);
-        try {
+        // The run's look tells how much is new: a few small files are read and written with
+        // Spark's interpreted evaluation (InterpretedMode), which a fresh JVM runs faster.
+        Optional<Long> newBytes =
+            look.map(l -> l.files().stream().mapToLong(FileState.Discovered::size).sum());
+        try (InterpretedMode mode = InterpretedMode.forNewBytes(spark, newBytes)) {
           runs = runUntilCaughtUp(recovery);
         } finally {
           Discoveries.unregister(checkpoint);

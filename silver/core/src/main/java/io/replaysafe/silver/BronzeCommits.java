@@ -26,6 +26,7 @@ final class BronzeCommits {
   // By version, each a commit file of the snapshot's log segment.
   private final TreeMap<Long, FileStatus> commits;
   private final Configuration hadoop;
+  private final java.util.Map<String, String[]> read = new java.util.HashMap<>();
 
   private BronzeCommits(TreeMap<Long, FileStatus> commits, Configuration hadoop) {
     this.commits = commits;
@@ -56,6 +57,29 @@ final class BronzeCommits {
         : Optional.empty();
   }
 
+  /**
+   * The rows these commits added to bronze, from each added file's statistics ({@code numRecords});
+   * empty when a file has none. One GET per commit.
+   */
+  Optional<Long> rowsAdded() {
+    long rows = 0;
+    for (FileStatus commit : commits.values()) {
+      for (String line : lines(commit)) {
+        Optional<JsonNode> action = Json.tryRead(line);
+        if (action.isEmpty() || !action.get().has("add")) {
+          continue;
+        }
+        Optional<JsonNode> stats = Json.tryRead(action.get().get("add").path("stats").asText(null));
+        JsonNode records = stats.map(s -> s.get("numRecords")).orElse(null);
+        if (records == null || !records.canConvertToLong()) {
+          return Optional.empty();
+        }
+        rows += records.asLong();
+      }
+    }
+    return Optional.of(rows);
+  }
+
   /** Whether the snapshot lists the commit of {@code version}. */
   boolean holds(long version) {
     return commits.containsKey(version);
@@ -75,15 +99,23 @@ final class BronzeCommits {
     return versions;
   }
 
+  /** The commit's lines, read once: both questions above read the same commits. */
+  private String[] lines(FileStatus commit) {
+    return read.computeIfAbsent(
+        commit.getPath().toString(),
+        path -> {
+          try {
+            byte[] bytes = WholeFileRead.read(commit.getPath().getFileSystem(hadoop), commit);
+            return new String(bytes, StandardCharsets.UTF_8).split("\n");
+          } catch (IOException e) {
+            throw new UncheckedIOException("Cannot read bronze's commit " + commit.getPath(), e);
+          }
+        });
+  }
+
   /** The commit's {@code commitInfo.userMetadata}, or null. */
   private String userMetadata(FileStatus commit) {
-    byte[] bytes;
-    try {
-      bytes = WholeFileRead.read(commit.getPath().getFileSystem(hadoop), commit);
-    } catch (IOException e) {
-      throw new UncheckedIOException("Cannot read bronze's commit " + commit.getPath(), e);
-    }
-    for (String line : new String(bytes, StandardCharsets.UTF_8).split("\n")) {
+    for (String line : lines(commit)) {
       Optional<JsonNode> action = Json.tryRead(line);
       if (action.isPresent() && action.get().has("commitInfo")) {
         JsonNode metadata = action.get().get("commitInfo").get("userMetadata");

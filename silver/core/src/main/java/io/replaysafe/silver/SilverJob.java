@@ -11,12 +11,14 @@ import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.ContinuousTrigger;
 import io.replaysafe.common.spark.DeltaTables;
+import io.replaysafe.common.spark.InterpretedMode;
 import io.replaysafe.common.spark.SparkSessions;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.spark.api.java.function.VoidFunction2;
 import org.apache.spark.sql.Column;
@@ -154,7 +156,28 @@ public final class SilverJob {
       Runnable purge = target::expireState;
       BronzeRetention.Start start = BronzeRetention.check(spark, config, checkpoint, bronze);
       Runnable compact = () -> SmallFiles.compact(spark, contract);
-      reports = stream(processor, purge, compact, bronze, processed, start);
+      // The commits the run's snapshot of bronze lists after the checkpoint: read once, for both
+      // the run's size and (with bronze's change feed) its versions that are not events.
+      Optional<BronzeCommits> unread =
+          processed.isPresent()
+              ? BronzeCommits.after(
+                  bronze, processed.getAsLong(), spark.sparkContext().hadoopConfiguration())
+              : Optional.empty();
+      // A continuous query runs for days on one setting, and its batches' size is not known when
+      // it starts: only a scheduled run of few new rows is interpreted.
+      Optional<Long> newRows =
+          continuous == null ? unread.flatMap(BronzeCommits::rowsAdded) : Optional.empty();
+      try (InterpretedMode mode = InterpretedMode.forNewRows(spark, newRows)) {
+        if (mode.interpreted()) {
+          LOG.info(
+              "silver {}: {} new bronze row(s), at most {}: Spark interprets this run's queries"
+                  + " instead of generating code for them",
+              config.name(),
+              newRows.get(),
+              InterpretedMode.maxRows());
+        }
+        reports = stream(processor, purge, compact, bronze, processed, start, unread);
+      }
       if (continuous == null && !reports.isEmpty()) {
         // After the run's last checkpoint commit, under the lease the command holds: the small
         // files this run's batches added are compacted once enough of them gathered, so the next
@@ -183,7 +206,8 @@ public final class SilverJob {
       Runnable compact,
       Snapshot bronzeSnapshot,
       OptionalLong processed,
-      BronzeRetention.Start start) {
+      BronzeRetention.Start start,
+      Optional<BronzeCommits> unread) {
     List<BatchReport> reports = Collections.synchronizedList(new ArrayList<>());
     String bronzePath = config.bronze().path();
     // Bronze's table properties, from the snapshot the run read, decide both the source options
@@ -217,7 +241,7 @@ public final class SilverJob {
               .notEqual("insert")
               .and(
                   col(ReservedNames.COMMIT_VERSION)
-                      .isin(notEventVersions(bronzeSnapshot, processed).toArray()));
+                      .isin(notEventVersions(bronzeSnapshot, processed, unread).toArray()));
       bronze = bronze.where(not(backfill));
     }
     long[] lastPurge = {System.nanoTime()};
@@ -362,15 +386,11 @@ public final class SilverJob {
    * whole history is read instead. A version committed after the look is not in the list: its
    * backfill rows then stop the batch as a bronze change, and the next run reads it.
    */
-  private List<Long> notEventVersions(Snapshot snapshot, OptionalLong processed) {
-    if (processed.isPresent()) {
+  private List<Long> notEventVersions(
+      Snapshot snapshot, OptionalLong processed, Optional<BronzeCommits> listed) {
+    if (listed.isPresent()) {
       // The commits the run's snapshot of bronze lists: one GET each, nothing else.
-      var listed =
-          BronzeCommits.after(
-              snapshot, processed.getAsLong(), spark.sparkContext().hadoopConfiguration());
-      if (listed.isPresent()) {
-        return listed.get().notEventVersions();
-      }
+      return listed.get().notEventVersions();
     }
     String bronzePath = config.bronze().path();
     long latest = snapshot.version();
