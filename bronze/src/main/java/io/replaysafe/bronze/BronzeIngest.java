@@ -107,7 +107,7 @@ public final class BronzeIngest {
         // Spark's interpreted evaluation (InterpretedMode), which a fresh JVM runs faster.
         Optional<Long> newBytes =
             look.map(l -> l.files().stream().mapToLong(FileState.Discovered::size).sum());
-        try (InterpretedMode mode = InterpretedMode.forNewBytes(spark, newBytes)) {
+        try (InterpretedMode mode = InterpretedMode.forNewBytes(newBytes, spark)) {
           runs = runUntilCaughtUp(recovery);
         } finally {
           Discoveries.unregister(checkpoint);

@@ -33,11 +33,10 @@ public final class InterpretedMode implements AutoCloseable {
   /** About 10,000 JSON events of 400 bytes. */
   static final long MAX_BYTES_DEFAULT = 4L * 1024 * 1024;
 
-  private final SparkSession spark;
-  private final Map<String, Optional<String>> before;
+  /** Each session's settings before, by session; empty when this mode changes nothing. */
+  private final Map<SparkSession, Map<String, Optional<String>>> before;
 
-  private InterpretedMode(SparkSession spark, Map<String, Optional<String>> before) {
-    this.spark = spark;
+  private InterpretedMode(Map<SparkSession, Map<String, Optional<String>>> before) {
     this.before = before;
   }
 
@@ -50,9 +49,9 @@ public final class InterpretedMode implements AutoCloseable {
    * Interpreted evaluation while the result is open, when {@code newRows} is known and at most
    * {@link #maxRows()}; otherwise a mode that changes nothing.
    */
-  public static InterpretedMode forNewRows(SparkSession spark, Optional<Long> newRows) {
+  public static InterpretedMode forNewRows(Optional<Long> newRows, SparkSession... sessions) {
     boolean small = newRows.isPresent() && newRows.get() <= maxRows();
-    return small ? enter(spark) : new InterpretedMode(spark, new LinkedHashMap<>());
+    return small ? enter(sessions) : new InterpretedMode(new LinkedHashMap<>());
   }
 
   /** The most bytes of new files a bronze run is interpreted for ({@value #MAX_BYTES_PROPERTY}). */
@@ -64,20 +63,46 @@ public final class InterpretedMode implements AutoCloseable {
    * Interpreted evaluation while the result is open, when {@code newBytes} of new files are known
    * and at most {@link #maxBytes()} (and more than none); otherwise a mode that changes nothing.
    */
-  public static InterpretedMode forNewBytes(SparkSession spark, Optional<Long> newBytes) {
+  public static InterpretedMode forNewBytes(Optional<Long> newBytes, SparkSession... sessions) {
     boolean small = newBytes.isPresent() && newBytes.get() > 0 && newBytes.get() <= maxBytes();
-    return small ? enter(spark) : new InterpretedMode(spark, new LinkedHashMap<>());
+    return small ? enter(sessions) : new InterpretedMode(new LinkedHashMap<>());
+  }
+
+  /**
+   * The most bytes of bronze's Parquet files a continuous silver batch is interpreted for; 0 turns
+   * interpretation off.
+   */
+  public static final String MAX_BATCH_BYTES_PROPERTY = "replaysafe.interpretedMaxBatchBytes";
+
+  /** Bronze's compressed Parquet: about 10,000 events. */
+  static final long MAX_BATCH_BYTES_DEFAULT = 1024L * 1024;
+
+  /**
+   * Interpreted evaluation while the result is open, when the batch reads {@code batchBytes} of
+   * files, known, at most {@value #MAX_BATCH_BYTES_PROPERTY} (default 1 MiB).
+   */
+  public static InterpretedMode forBatchBytes(Optional<Long> batchBytes, SparkSession... sessions) {
+    long max = Long.getLong(MAX_BATCH_BYTES_PROPERTY, MAX_BATCH_BYTES_DEFAULT);
+    boolean small = batchBytes.isPresent() && batchBytes.get() <= max;
+    return small ? enter(sessions) : new InterpretedMode(new LinkedHashMap<>());
   }
 
   /** Interpreted evaluation until {@link #close}. */
-  static InterpretedMode enter(SparkSession spark) {
-    Map<String, Optional<String>> before = new LinkedHashMap<>();
-    for (String key : new String[] {WHOLE_STAGE, FACTORY_MODE}) {
-      before.put(key, Optional.ofNullable(spark.conf().getOption(key).getOrElse(() -> null)));
+  static InterpretedMode enter(SparkSession... sessions) {
+    Map<SparkSession, Map<String, Optional<String>>> before = new LinkedHashMap<>();
+    for (SparkSession spark : sessions) {
+      if (before.containsKey(spark)) {
+        continue;
+      }
+      Map<String, Optional<String>> settings = new LinkedHashMap<>();
+      for (String key : new String[] {WHOLE_STAGE, FACTORY_MODE}) {
+        settings.put(key, Optional.ofNullable(spark.conf().getOption(key).getOrElse(() -> null)));
+      }
+      before.put(spark, settings);
+      spark.conf().set(WHOLE_STAGE, "false");
+      spark.conf().set(FACTORY_MODE, "NO_CODEGEN");
     }
-    spark.conf().set(WHOLE_STAGE, "false");
-    spark.conf().set(FACTORY_MODE, "NO_CODEGEN");
-    return new InterpretedMode(spark, before);
+    return new InterpretedMode(before);
   }
 
   /** Whether this mode interprets. */
@@ -89,13 +114,15 @@ public final class InterpretedMode implements AutoCloseable {
   @Override
   public void close() {
     before.forEach(
-        (key, value) -> {
-          if (value.isPresent()) {
-            spark.conf().set(key, value.get());
-          } else {
-            spark.conf().unset(key);
-          }
-        });
+        (spark, settings) ->
+            settings.forEach(
+                (key, value) -> {
+                  if (value.isPresent()) {
+                    spark.conf().set(key, value.get());
+                  } else {
+                    spark.conf().unset(key);
+                  }
+                }));
     before.clear();
   }
 }

@@ -167,7 +167,7 @@ public final class SilverJob {
       // it starts: only a scheduled run of few new rows is interpreted.
       Optional<Long> newRows =
           continuous == null ? unread.flatMap(BronzeCommits::rowsAdded) : Optional.empty();
-      try (InterpretedMode mode = InterpretedMode.forNewRows(spark, newRows)) {
+      try (InterpretedMode mode = InterpretedMode.forNewRows(newRows, spark)) {
         if (mode.interpreted()) {
           LOG.info(
               "silver {}: {} new bronze row(s), at most {}: Spark interprets this run's queries"
@@ -271,7 +271,16 @@ public final class SilverJob {
                   "replaysafe-silver-" + config.name(),
                   "silver " + config.name() + " batch " + batchId,
                   false);
-          BatchReport report = processor.process(batch, batchId, runId == null ? "unknown" : runId);
+          BatchReport report;
+          // A continuous run's batches are small as a rule: each is interpreted when the size of
+          // the bronze files it reads says it is (a scheduled run decided once, for the run).
+          try (InterpretedMode mode =
+              continuous == null
+                  ? InterpretedMode.forNewRows(Optional.empty(), spark)
+                  : InterpretedMode.forBatchBytes(
+                      BatchBytes.of(batch), spark, batch.sparkSession())) {
+            report = processor.process(batch, batchId, runId == null ? "unknown" : runId);
+          }
           if (report != null) {
             batchSinceCompaction[0] = true;
             onBatch.batchDone(report, landed);

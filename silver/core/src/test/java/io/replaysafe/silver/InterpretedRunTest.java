@@ -118,7 +118,7 @@ class InterpretedRunTest extends SparkTestBase {
     SilverHarness pipeline = SilverHarness.orders(spark, dir.resolve("settings"), "");
     pipeline.deliver(order(1, 1, "New"));
     pipeline.bronzeOnly();
-    try (InterpretedMode mode = InterpretedMode.forNewRows(spark, java.util.Optional.of(1L))) {
+    try (InterpretedMode mode = InterpretedMode.forNewRows(java.util.Optional.of(1L), spark)) {
       assertThat(mode.interpreted()).isTrue();
       assertThat(spark.conf().get("spark.sql.codegen.wholeStage")).isEqualTo("false");
       assertThat(spark.conf().get("spark.sql.codegen.factoryMode")).isEqualTo("NO_CODEGEN");
@@ -126,9 +126,9 @@ class InterpretedRunTest extends SparkTestBase {
     assertThat(spark.conf().get("spark.sql.codegen.wholeStage")).isEqualTo("true");
     assertThat(spark.conf().get("spark.sql.codegen.factoryMode")).isEqualTo("FALLBACK");
 
-    assertThat(InterpretedMode.forNewRows(spark, java.util.Optional.empty()).interpreted())
+    assertThat(InterpretedMode.forNewRows(java.util.Optional.empty(), spark).interpreted())
         .isFalse();
-    assertThat(InterpretedMode.forNewRows(spark, java.util.Optional.of(10_001L)).interpreted())
+    assertThat(InterpretedMode.forNewRows(java.util.Optional.of(10_001L), spark).interpreted())
         .isFalse();
   }
 }

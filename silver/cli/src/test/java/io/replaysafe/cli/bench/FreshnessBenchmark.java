@@ -138,18 +138,24 @@ public final class FreshnessBenchmark {
   }
 
   /**
-   * Through the launcher, as a scheduler starts replaysafe: {@code scripts/replaysafe} with the
-   * heap in {@code REPLAYSAFE_JAVA_OPTS}, plus {@code environment} (credentials on s3a).
+   * Through the launcher, as a scheduler starts replaysafe: {@code scripts/replaysafe} with its own
+   * heap for the kind of run, or {@code bench.heap} in {@code REPLAYSAFE_JAVA_OPTS}, plus {@code
+   * environment} (credentials on s3a).
    */
   private static FreshnessRun.Launcher benchLauncher() {
     Path root = Path.of(required("bench.root"));
-    String heap = required("bench.heap");
+    // Empty: the launcher's own heap for each kind of run, as users get it.
+    String heap = System.getProperty("bench.heap", "");
     return args -> {
       List<String> command = new ArrayList<>();
       command.add(root.resolve("scripts/replaysafe").toString());
       command.addAll(args);
       ProcessBuilder builder = new ProcessBuilder(command);
-      builder.environment().put("REPLAYSAFE_JAVA_OPTS", heap);
+      if (heap.isEmpty()) {
+        builder.environment().remove("REPLAYSAFE_JAVA_OPTS");
+      } else {
+        builder.environment().put("REPLAYSAFE_JAVA_OPTS", heap);
+      }
       builder.environment().put("SPARK_LOCAL_IP", "127.0.0.1");
       // A SPARK_HOME would make Spark look for a cluster's installation; the runs are local[2].
       builder.environment().remove("SPARK_HOME");
