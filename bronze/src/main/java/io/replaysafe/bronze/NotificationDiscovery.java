@@ -270,13 +270,7 @@ final class NotificationDiscovery implements FileDiscovery {
    */
   @Override
   public void release(long batch) {
-    List<String> going = new ArrayList<>();
-    for (String id : receipts.keySet()) {
-      if (filesByMessage.getOrDefault(id, List.of()).stream().allMatch(f -> settled(f, batch))) {
-        going.add(id);
-      }
-    }
-    delete(going);
+    delete(settledMessages(batch));
     Set<String> named = new HashSet<>();
     for (String id : receipts.keySet()) {
       named.addAll(filesByMessage.getOrDefault(id, List.of()));
@@ -291,6 +285,17 @@ final class NotificationDiscovery implements FileDiscovery {
     }
   }
 
+  /** The messages to delete whose every file is settled by {@code batch}. */
+  private List<String> settledMessages(long batch) {
+    List<String> going = new ArrayList<>();
+    for (String id : receipts.keySet()) {
+      if (filesByMessage.getOrDefault(id, List.of()).stream().allMatch(f -> settled(f, batch))) {
+        going.add(id);
+      }
+    }
+    return going;
+  }
+
   /** Whether {@code path} is planned in a batch up to {@code batch}, or needs no batch. */
   private boolean settled(String path, long batch) {
     Long in = plannedIn.get(path);
@@ -299,14 +304,7 @@ final class NotificationDiscovery implements FileDiscovery {
 
   @Override
   public void committed(long lastCommitted) {
-    List<String> going = new ArrayList<>();
-    for (String id : receipts.keySet()) {
-      if (filesByMessage.getOrDefault(id, List.of()).stream()
-          .allMatch(f -> settled(f, lastCommitted))) {
-        going.add(id);
-      }
-    }
-    delete(going);
+    delete(settledMessages(lastCommitted));
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_MESSAGES_DELETED);
     if (backfillStarted != null && backfilled.stream().allMatch(f -> settled(f, lastCommitted))) {
       state.recordBackfill(backfillStarted);

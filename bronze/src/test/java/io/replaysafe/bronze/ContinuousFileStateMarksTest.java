@@ -45,13 +45,7 @@ class ContinuousFileStateMarksTest extends SparkTestBase {
   }
 
   private List<String> fileStateRows() {
-    return rows(
-        spark
-            .read()
-            .format("delta")
-            .load(FileState.of(spark, dir.resolve("checkpoint").toString()).path())
-            .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "batch_id")
-            .orderBy("path"));
+    return FileStateRows.of(spark, dir.resolve("checkpoint"));
   }
 
   private boolean committed(long batch) {
