@@ -277,12 +277,22 @@ final class NotificationDiscovery implements FileDiscovery {
     }
     found.keySet().removeIf(path -> settled(path, batch) && !named.contains(path));
     plannedIn.keySet().retainAll(found.keySet());
-    if (backfillStarted != null && backfilled.stream().allMatch(f -> settled(f, batch))) {
-      state.recordBackfill(backfillStarted);
-      backfillDueAt = backfillStarted.plus(backfillInterval);
-      backfillStarted = null;
-      backfilled.clear();
+    recordBackfillIfSettled(batch);
+  }
+
+  /**
+   * Records the backfill under way once none of its files waits for a batch after {@code batch};
+   * the next one is then due a backfill interval after it started.
+   */
+  private boolean recordBackfillIfSettled(long batch) {
+    if (backfillStarted == null || !backfilled.stream().allMatch(f -> settled(f, batch))) {
+      return false;
     }
+    state.recordBackfill(backfillStarted);
+    backfillDueAt = backfillStarted.plus(backfillInterval);
+    backfillStarted = null;
+    backfilled.clear();
+    return true;
   }
 
   /** The messages to delete whose every file is settled by {@code batch}. */
@@ -306,9 +316,7 @@ final class NotificationDiscovery implements FileDiscovery {
   public void committed(long lastCommitted) {
     delete(settledMessages(lastCommitted));
     CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_MESSAGES_DELETED);
-    if (backfillStarted != null && backfilled.stream().allMatch(f -> settled(f, lastCommitted))) {
-      state.recordBackfill(backfillStarted);
-      backfillStarted = null;
+    if (recordBackfillIfSettled(lastCommitted)) {
       CrashPoints.maybeCrash(CrashPoints.BRONZE_AFTER_BACKFILL_RECORDED);
     }
   }

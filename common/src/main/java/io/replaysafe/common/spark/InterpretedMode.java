@@ -50,8 +50,7 @@ public final class InterpretedMode implements AutoCloseable {
    * {@link #maxRows()}; otherwise a mode that changes nothing.
    */
   public static InterpretedMode forNewRows(Optional<Long> newRows, SparkSession... sessions) {
-    boolean small = newRows.isPresent() && newRows.get() <= maxRows();
-    return small ? enter(sessions) : new InterpretedMode(new LinkedHashMap<>());
+    return within(newRows, maxRows()) ? enter(sessions) : unchanged();
   }
 
   /** The most bytes of new files a bronze run is interpreted for ({@value #MAX_BYTES_PROPERTY}). */
@@ -64,8 +63,8 @@ public final class InterpretedMode implements AutoCloseable {
    * and at most {@link #maxBytes()} (and more than none); otherwise a mode that changes nothing.
    */
   public static InterpretedMode forNewBytes(Optional<Long> newBytes, SparkSession... sessions) {
-    boolean small = newBytes.isPresent() && newBytes.get() > 0 && newBytes.get() <= maxBytes();
-    return small ? enter(sessions) : new InterpretedMode(new LinkedHashMap<>());
+    boolean small = within(newBytes, maxBytes()) && newBytes.get() > 0;
+    return small ? enter(sessions) : unchanged();
   }
 
   /**
@@ -83,8 +82,17 @@ public final class InterpretedMode implements AutoCloseable {
    */
   public static InterpretedMode forBatchBytes(Optional<Long> batchBytes, SparkSession... sessions) {
     long max = Long.getLong(MAX_BATCH_BYTES_PROPERTY, MAX_BATCH_BYTES_DEFAULT);
-    boolean small = batchBytes.isPresent() && batchBytes.get() <= max;
-    return small ? enter(sessions) : new InterpretedMode(new LinkedHashMap<>());
+    return within(batchBytes, max) ? enter(sessions) : unchanged();
+  }
+
+  /** Whether {@code amount} is known and at most {@code max}; a bound of 0 turns it off. */
+  private static boolean within(Optional<Long> amount, long max) {
+    return max > 0 && amount.isPresent() && amount.get() <= max;
+  }
+
+  /** A mode that changes nothing. */
+  private static InterpretedMode unchanged() {
+    return new InterpretedMode(new LinkedHashMap<>());
   }
 
   /** Interpreted evaluation until {@link #close}. */

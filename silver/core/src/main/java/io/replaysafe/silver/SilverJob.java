@@ -275,10 +275,10 @@ public final class SilverJob {
           // A continuous run's batches are small as a rule: each is interpreted when the size of
           // the bronze files it reads says it is (a scheduled run decided once, for the run).
           try (InterpretedMode mode =
-              continuous == null
-                  ? InterpretedMode.forNewRows(Optional.empty(), spark)
-                  : InterpretedMode.forBatchBytes(
-                      BatchBytes.of(batch), spark, batch.sparkSession())) {
+              InterpretedMode.forBatchBytes(
+                  continuous == null ? Optional.empty() : BatchBytes.of(batch),
+                  spark,
+                  batch.sparkSession())) {
             report = processor.process(batch, batchId, runId == null ? "unknown" : runId);
           }
           if (report != null) {
