@@ -32,13 +32,25 @@ import scala.jdk.javaapi.CollectionConverters;
 /**
  * The file state's two writes of a run with new files, each one Delta transaction of replaysafe's
  * own: the batch's files appended as planned, and, once the run's batches committed, their rows
- * rewritten as ingested together with the table's other small files. Delta's own commands cost a
- * scheduled run 58 S3 requests more for the same two changes (measured, 2026-12-03): the append's
- * auto-compaction rewrote the table's files right after the append, in a commit of its own, and the
- * UPDATE looked for the table's root (four requests) and rebuilt its state from every commit since
- * its last checkpoint before either could choose a file (a HEAD and a GET per commit, up to ten).
- * Here the files come from the version's checksum, which lists each with its statistics; the rows
- * that change are chosen by those statistics, and the table stays compacted by the mark alone.
+ * rewritten as ingested together with the table's fresh small files (tiers below). Delta's own
+ * commands cost a scheduled run 58 S3 requests more for the same two changes (measured,
+ * 2026-12-03): the append's auto-compaction rewrote the table's files right after the append, in a
+ * commit of its own, and the UPDATE looked for the table's root (four requests) and rebuilt its
+ * state from every commit since its last checkpoint before either could choose a file (a HEAD and a
+ * GET per commit, up to ten). Here the files come from the version's checksum, which lists each
+ * with its statistics; the rows that change are chosen by those statistics, and the table stays
+ * compacted by the mark alone.
+ *
+ * <p>The mark compacts in tiers, so that its cost follows the new rows, not the table's history:
+ * every file below {@link Tiers#freshBytes} (1 MiB: the batches' appends and the marks' own output
+ * until it grows past that) is rewritten by each mark, as the mark must rewrite the rows it changes
+ * anyway; a file above it is left alone until its tier (sizes within a factor of {@link
+ * Tiers#filesPerTier}, 16) holds that many files, which the mark then merges into one of the next
+ * tier. A run with one new file therefore rewrites at most about 1 MiB of the file state (some
+ * 20,000 rows), and each row is rewritten about once per tier (a few times over the table's life),
+ * while the table keeps at most {@code filesPerTier - 1} files per tier, so a lookup opens few
+ * files. (Until 2026-12-05 every file below 64 MiB was rewritten by every mark: at 100,000 files
+ * ingested, each run read and wrote the whole table.)
  *
  * <p>Each write is one commit, atomic as Delta's own: a run stopped before it leaves the table as
  * it was (a data file written and never committed is no row of the table), after it the whole
@@ -54,10 +66,50 @@ import scala.jdk.javaapi.CollectionConverters;
  */
 final class FileStateCommits {
   /**
-   * Files smaller than this are rewritten with any mark that rewrites files: the bound of Delta's
-   * own auto-compaction (half its 128 MB target), which kept the table compacted before.
+   * The mark's compaction tiers: files below {@code freshBytes} are rewritten by every mark; above
+   * it, tier {@code t} holds the files from {@code freshBytes * filesPerTier^(t-1)} up to {@code
+   * freshBytes * filesPerTier^t}, merged into one once it holds {@code filesPerTier} files.
    */
-  static final long SMALL_FILE_BYTES = 64L * 1024 * 1024;
+  record Tiers(long freshBytes, int filesPerTier) {
+    static final Tiers DEFAULT = new Tiers(1L << 20, 16);
+
+    Tiers {
+      if (freshBytes < 1 || filesPerTier < 2) {
+        throw new IllegalArgumentException("tiers " + freshBytes + " bytes, " + filesPerTier);
+      }
+    }
+
+    /** 0 for a fresh file, else the tier of a file of {@code bytes}. */
+    int tier(long bytes) {
+      int tier = 0;
+      long bound = freshBytes;
+      while (bytes >= bound) {
+        tier++;
+        if (bound > Long.MAX_VALUE / filesPerTier) {
+          break;
+        }
+        bound *= filesPerTier;
+      }
+      return tier;
+    }
+
+    /**
+     * The files a mark rewrites besides those holding the rows it changes: every fresh file, and
+     * every file of a tier that holds {@link #filesPerTier} or more.
+     */
+    List<AddFile> compacted(List<AddFile> files) {
+      Map<Integer, List<AddFile>> byTier = new java.util.TreeMap<>();
+      files.forEach(f -> byTier.computeIfAbsent(tier(f.size()), t -> new ArrayList<>()).add(f));
+      List<AddFile> compacted = new ArrayList<>();
+      byTier.forEach(
+          (tier, inTier) -> {
+            if (tier == 0 || inTier.size() >= filesPerTier) {
+              compacted.addAll(inTier);
+            }
+          });
+      return compacted;
+    }
+  }
 
   private FileStateCommits() {}
 
@@ -97,10 +149,16 @@ final class FileStateCommits {
   /**
    * Marks the rows of every batch up to {@code lastCommitted} that are still {@value
    * FileState#DISCOVERED} as {@value FileState#INGESTED}, with the time of the mark, in one commit
-   * that rewrites the files that may hold such rows (by their statistics) and the table's other
-   * small files into one file ordered by path. Commits nothing when no file may hold such a row.
+   * that rewrites the files that may hold such rows (by their statistics) and the files its
+   * compaction tiers choose ({@link Tiers}) into one file ordered by path. Commits nothing when no
+   * file may hold such a row.
    */
   static boolean markCommitted(SparkSession spark, String path, long lastCommitted) {
+    return markCommitted(spark, path, lastCommitted, Tiers.DEFAULT);
+  }
+
+  /** {@link #markCommitted(SparkSession, String, long)} with the given compaction tiers. */
+  static boolean markCommitted(SparkSession spark, String path, long lastCommitted, Tiers tiers) {
     try {
       Optional<Snapshot> known = latestKnown(spark, path);
       if (known.isEmpty()) {
@@ -119,9 +177,7 @@ final class FileStateCommits {
       // By path: a file listed twice would be read twice.
       Map<String, AddFile> rewritten = new LinkedHashMap<>();
       marked.forEach(f -> rewritten.put(f.path(), f));
-      listed.get().stream()
-          .filter(f -> f.size() < SMALL_FILE_BYTES)
-          .forEach(f -> rewritten.putIfAbsent(f.path(), f));
+      tiers.compacted(listed.get()).forEach(f -> rewritten.putIfAbsent(f.path(), f));
       List<AddFile> files = List.copyOf(rewritten.values());
 
       Dataset<Row> rows =

@@ -37,7 +37,7 @@ import org.apache.spark.sql.SparkSession;
 public final class FreshnessBenchmark {
   static final String USAGE =
       "usage: bench-freshness [--minutes M] [--rate EVENTS_PER_S] [--interval D]"
-          + " [--storage local|s3a|both] [--continuous-only]";
+          + " [--storage local|s3a|both] [--continuous-only | --scheduled-only]";
   static final long SEED = 27;
   static final int TARGET_MINUTES = 30;
   static final int TARGET_RATE = 40;
@@ -52,13 +52,15 @@ public final class FreshnessBenchmark {
       String intervalText,
       Duration interval,
       List<String> storages,
-      boolean continuousOnly) {
+      boolean continuousOnly,
+      boolean scheduledOnly) {
     static Options parse(String[] args) {
       int minutes = TARGET_MINUTES;
       int rate = TARGET_RATE;
       String interval = "10 seconds";
       String storage = "local";
       boolean continuousOnly = false;
+      boolean scheduledOnly = false;
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
           case "--minutes" -> minutes = positive(args, ++i);
@@ -66,6 +68,7 @@ public final class FreshnessBenchmark {
           case "--interval" -> interval = value(args, ++i);
           case "--storage" -> storage = value(args, ++i);
           case "--continuous-only" -> continuousOnly = true;
+          case "--scheduled-only" -> scheduledOnly = true;
           default -> throw new ScheduledBenchmark.UsageException("unknown argument " + args[i]);
         }
       }
@@ -84,7 +87,11 @@ public final class FreshnessBenchmark {
       } catch (RuntimeException e) {
         throw new ScheduledBenchmark.UsageException(e.getMessage());
       }
-      return new Options(minutes, rate, interval, every, storages, continuousOnly);
+      if (continuousOnly && scheduledOnly) {
+        throw new ScheduledBenchmark.UsageException(
+            "--continuous-only and --scheduled-only exclude each other");
+      }
+      return new Options(minutes, rate, interval, every, storages, continuousOnly, scheduledOnly);
     }
 
     private static String value(String[] args, int i) {
@@ -192,7 +199,9 @@ public final class FreshnessBenchmark {
         FreshnessEvents.KEY_SPACE,
         options.intervalText(),
         String.join(" and ", options.storages()),
-        options.continuousOnly() ? "continuous only" : "continuous, then scheduled",
+        options.continuousOnly()
+            ? "continuous only"
+            : options.scheduledOnly() ? "scheduled only" : "continuous, then scheduled",
         System.getProperty("bench.commit", "unknown"),
         FreshnessRun.loadAverage(),
         logs);
@@ -230,7 +239,9 @@ public final class FreshnessBenchmark {
         List<Mode> modes =
             options.continuousOnly()
                 ? List.of(Mode.CONTINUOUS)
-                : List.of(Mode.CONTINUOUS, Mode.SCHEDULED);
+                : options.scheduledOnly()
+                    ? List.of(Mode.SCHEDULED)
+                    : List.of(Mode.CONTINUOUS, Mode.SCHEDULED);
         for (Mode mode : modes) {
           FreshnessRun.Lake lake = lake(work, logs, storage, mode, direct, server);
           out.printf(Locale.ROOT, "%n%s, %s: started%n", mode.label, storage);
