@@ -21,6 +21,7 @@ public final class ContinuousTrigger {
   private final Duration interval;
   private final Runnable beforeBatch;
   private volatile String stopReason;
+  private volatile boolean upstreamHere;
   private final Object turnstile = new Object();
   private boolean held;
   private final Set<String> waiting = new HashSet<>();
@@ -48,6 +49,36 @@ public final class ContinuousTrigger {
   /** The streaming trigger of a continuous query. */
   public Trigger trigger() {
     return Trigger.ProcessingTime(interval.toMillis());
+  }
+
+  /**
+   * Says that the layer the reader reads runs in this process too (bronze, for silver, in {@code
+   * run --continuous}): the reader then looks for its commits more often ({@link #readerTrigger}).
+   */
+  public void upstreamRunsHere() {
+    upstreamHere = true;
+  }
+
+  /**
+   * The trigger of the layer that reads another's commits (silver reading bronze). Spark fires
+   * every processing-time trigger at the multiples of its interval, so two queries of one interval
+   * fire together: silver then always found bronze's batch still running, and read it one whole
+   * interval later (a continuous run's freshness was two intervals plus the batches). Where bronze
+   * runs in this process, silver looks every {@link #readerPoll}: a look that finds nothing new is
+   * one read of bronze's log (on S3 one listing), and bronze's commit is read within that poll.
+   */
+  public Trigger readerTrigger() {
+    return upstreamHere ? Trigger.ProcessingTime(readerPoll().toMillis()) : trigger();
+  }
+
+  /**
+   * How often a reader whose upstream runs here looks for its commits: a fifth of the interval, at
+   * least a second, and never less often than the interval itself.
+   */
+  public Duration readerPoll() {
+    Duration fifth = interval.dividedBy(5);
+    Duration poll = fifth.compareTo(Duration.ofSeconds(1)) < 0 ? Duration.ofSeconds(1) : fifth;
+    return poll.compareTo(interval) > 0 ? interval : poll;
   }
 
   /** Throws when the process may no longer write. */

@@ -299,7 +299,7 @@ public final class SilverJob {
               .writeStream()
               .queryName("replaysafe_silver_" + config.name())
               .option("checkpointLocation", config.requireSilver().checkpoint())
-              .trigger(continuous == null ? Trigger.AvailableNow() : continuous.trigger())
+              .trigger(continuous == null ? Trigger.AvailableNow() : continuous.readerTrigger())
               .foreachBatch(perBatch)
               .start();
       query.awaitTermination();

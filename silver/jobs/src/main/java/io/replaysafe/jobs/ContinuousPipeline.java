@@ -220,6 +220,10 @@ public final class ContinuousPipeline {
         }
       }
       if (settings.layers().contains(Layer.SILVER)) {
+        if (settings.layers().contains(Layer.BRONZE)) {
+          // Silver reads bronze's commits as they land, not one interval after each.
+          trigger.upstreamRunsHere();
+        }
         threads.put(Layer.SILVER, LayerThread.start(Layer.SILVER, this::runSilver));
       }
       watch(threads, started);
