@@ -26,18 +26,7 @@ class FileStateCompactionTest extends SparkTestBase {
 
   private static final FileStateCommits.Tiers TIERS = new FileStateCommits.Tiers(4_096, 3);
 
-  private static final FileDiscovery LISTING =
-      new FileDiscovery() {
-        @Override
-        public List<FileState.Discovered> discover() {
-          return List.of();
-        }
-
-        @Override
-        public String kind(FileState.Discovered file) {
-          return FileState.BY_LISTING;
-        }
-      };
+  private static final FileDiscovery LISTING = ListingOnly.INSTANCE;
 
   private FileState state;
   private int landed;

@@ -17,18 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 class FileStateLookupTest extends SparkTestBase {
   @TempDir Path dir;
 
-  private static final FileDiscovery LISTING =
-      new FileDiscovery() {
-        @Override
-        public List<FileState.Discovered> discover() {
-          return List.of();
-        }
-
-        @Override
-        public String kind(FileState.Discovered file) {
-          return FileState.BY_LISTING;
-        }
-      };
+  private static final FileDiscovery LISTING = ListingOnly.INSTANCE;
 
   private static FileState.Discovered file(String path) {
     return new FileState.Discovered(path, 10, 1_000, null);
