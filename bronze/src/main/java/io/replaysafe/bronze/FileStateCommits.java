@@ -46,11 +46,11 @@ import scala.jdk.javaapi.CollectionConverters;
  * until it grows past that) is rewritten by each mark, as the mark must rewrite the rows it changes
  * anyway; a file above it is left alone until its tier (sizes within a factor of {@link
  * Tiers#filesPerTier}, 16) holds that many files, which the mark then merges into one of the next
- * tier. A run with one new file therefore rewrites at most about 1 MiB of the file state (some
- * 20,000 rows), and each row is rewritten about once per tier (a few times over the table's life),
- * while the table keeps at most {@code filesPerTier - 1} files per tier, so a lookup opens few
- * files. (Until 2026-12-05 every file below 64 MiB was rewritten by every mark: at 100,000 files
- * ingested, each run read and wrote the whole table.)
+ * tier. A run with one new file therefore rewrites at most about 1 MiB of the file state, and each
+ * row is rewritten about once per tier (a few times over the table's life), while the table keeps
+ * at most {@code filesPerTier} files per tier (a mark's own output may fill one, which the next
+ * mark merges), so a lookup opens few files. (Until 2026-12-05 every file below 64 MiB was
+ * rewritten by every mark: at 100,000 files ingested, each run read and wrote the whole table.)
  *
  * <p>Each write is one commit, atomic as Delta's own: a run stopped before it leaves the table as
  * it was (a data file written and never committed is no row of the table), after it the whole
