@@ -44,8 +44,9 @@ final class BadFileRecovery {
    *
    * @param wholeFiles files with a line over {@code source.maxLineBytes}: not read at all (other
    *     unreadable files keep the lines read before the damage)
+   * @param recorded every file of the batch recorded as a bad file (not counted as read)
    */
-  record Skip(long batch, List<String> wholeFiles) {}
+  record Skip(long batch, List<String> wholeFiles, List<String> recorded) {}
 
   /**
    * A batch failed. When a file could not be read, every file of that batch is read to its end the
@@ -93,7 +94,7 @@ final class BadFileRecovery {
             f.errorMessage(),
             badFiles.path());
       }
-      return new Skip(batch, wholeFiles);
+      return new Skip(batch, wholeFiles, bad.stream().map(BadFiles.BadFile::path).toList());
     } catch (IOException io) {
       throw BronzeErrors.runFailed(config, io);
     }

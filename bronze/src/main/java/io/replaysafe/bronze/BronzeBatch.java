@@ -3,12 +3,15 @@ package io.replaysafe.bronze;
 import java.time.Instant;
 import java.util.Optional;
 import org.apache.spark.sql.Row;
+import org.apache.spark.sql.streaming.SourceProgress;
 import org.apache.spark.sql.streaming.StreamingQueryProgress;
 
 /**
- * What one bronze micro-batch did, read from the {@link BronzeIngest#METRICS} its query observed:
- * the one reading of those metrics, for the run's totals and for each batch's progress line.
+ * What one bronze micro-batch did, read from the {@link BronzeIngest#METRICS} its query observed
+ * and the files its source reports: the one reading of those metrics, for the run's totals and for
+ * each batch's progress line.
  *
+ * @param files the files the batch read, those recorded as bad files not counted
  * @param oldestLanded modification time of the oldest file the batch read, or null
  * @param endedAt when the batch's progress was reported
  */
@@ -34,9 +37,20 @@ public record BronzeBatch(
             metrics.getLong(0),
             metrics.getLong(1),
             metrics.getLong(2),
-            metrics.getInt(3),
-            metrics.isNullAt(4) ? null : metrics.getTimestamp(4).toInstant(),
+            files(progress),
+            metrics.isNullAt(3) ? null : metrics.getTimestamp(3).toInstant(),
             Instant.parse(progress.timestamp()).plusMillis(progress.batchDuration()),
             progress.batchDuration() / 1000.0));
+  }
+
+  /** The files the batch read, as its source reports them ({@link CheckedFileStreamSource}). */
+  private static int files(StreamingQueryProgress progress) {
+    for (SourceProgress source : progress.sources()) {
+      String files = source.metrics().get(CheckedFileStreamSource.FILES_METRIC);
+      if (files != null) {
+        return Integer.parseInt(files);
+      }
+    }
+    return 0;
   }
 }

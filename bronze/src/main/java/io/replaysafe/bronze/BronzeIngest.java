@@ -38,7 +38,9 @@ import org.slf4j.LoggerFactory;
 public final class BronzeIngest {
   private static final Logger LOG = LoggerFactory.getLogger(BronzeIngest.class);
 
-  /** Name of the metrics each bronze micro-batch reports (rows, rescued, corrupt, files). */
+  /**
+   * Name of the metrics each bronze micro-batch observes (rows, rescued, corrupt, oldest landed).
+   */
   public static final String METRICS = "replaysafe_bronze";
 
   private final PipelineConfig config;
@@ -225,14 +227,14 @@ public final class BronzeIngest {
       // A continuous run ends when asked to: its query is stopped from outside, and no query of
       // the recovery below may start after that.
       while (continuous == null || !continuous.stopRequested()) {
-        StreamingQuery query = start(false, List.of());
+        StreamingQuery query = start(null);
         runs.add(query);
         try {
           query.awaitTermination();
           return runs;
         } catch (StreamingQueryException e) {
           BadFileRecovery.Skip skip = recovery.afterFailedBatch(e);
-          StreamingQuery tolerant = start(true, skip.wholeFiles());
+          StreamingQuery tolerant = start(skip);
           runs.add(tolerant);
           awaitBatch(tolerant, skip.batch());
         }
@@ -245,9 +247,10 @@ public final class BronzeIngest {
     }
   }
 
-  private StreamingQuery start(boolean skipUnreadableFiles, List<String> skipWholeFiles) {
+  /** The query, strict, or skipping what {@code skip} recorded as bad when it is not null. */
+  private StreamingQuery start(BadFileRecovery.Skip skip) {
     try {
-      return BronzeRows.stream(spark, config, skipUnreadableFiles, skipWholeFiles)
+      return BronzeRows.stream(spark, config, skip)
           .writeStream()
           .format("delta")
           .queryName("replaysafe_bronze_" + config.name())

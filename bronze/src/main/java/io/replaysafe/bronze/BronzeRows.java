@@ -1,17 +1,17 @@
 package io.replaysafe.bronze;
 
 import static org.apache.spark.sql.functions.col;
-import static org.apache.spark.sql.functions.collect_set;
 import static org.apache.spark.sql.functions.count;
 import static org.apache.spark.sql.functions.current_timestamp;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.min;
-import static org.apache.spark.sql.functions.size;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.config.SourceFormat;
+import io.replaysafe.common.io.Json;
 import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -44,14 +44,11 @@ final class BronzeRows {
    * {@code skipWholeFiles} are read as empty. A file that fails its lookup while a batch is planned
    * is recorded in the bad-files table and left out ({@link CheckedFileStreamSource}).
    *
-   * @param skipUnreadableFiles for the one batch whose unreadable files were just recorded: Spark
-   *     skips what it cannot read instead of failing
+   * @param skip null, or for the one batch whose unreadable files were just recorded: Spark skips
+   *     what it cannot read instead of failing, and those files are not counted as read
    */
-  static Dataset<Row> stream(
-      SparkSession spark,
-      PipelineConfig config,
-      boolean skipUnreadableFiles,
-      List<String> skipWholeFiles) {
+  static Dataset<Row> stream(SparkSession spark, PipelineConfig config, BadFileRecovery.Skip skip) {
+    List<String> skipWholeFiles = skip == null ? List.of() : skip.wholeFiles();
     SourceConfig source = config.source();
     SourceFormat format = source.fileFormat();
     if (format.selfDescribing()) {
@@ -67,8 +64,12 @@ final class BronzeRows {
             .options(source.options().sparkOptions())
             .option(BoundedTextFormat.BAD_FILES, BadFiles.pathFor(config))
             .option(BoundedTextFormat.PIPELINE, config.name());
-    if (skipUnreadableFiles) {
-      reader = reader.option("ignoreCorruptFiles", "true").option("ignoreMissingFiles", "true");
+    if (skip != null) {
+      reader =
+          reader
+              .option("ignoreCorruptFiles", "true")
+              .option("ignoreMissingFiles", "true")
+              .option(CheckedFileStreamSource.RECORDED_BAD, jsonList(skip.recorded()));
     }
     Dataset<Row> read = reader.load(source.path());
     return (format == SourceFormat.JSON ? parse(read, source) : withProvenance(read, source))
@@ -78,8 +79,15 @@ final class BronzeRows {
             count(lit(1)).as("rows"),
             count(col(source.rescuedDataColumn())).as("rescued"),
             count(col(Columns.CORRUPT_RECORD)).as("corrupt"),
-            size(collect_set(col(Columns.SOURCE_FILE))).as("files"),
             min(col(Columns.SOURCE_FILE_MTIME)).as("oldestLanded"));
+  }
+
+  private static String jsonList(List<String> files) {
+    try {
+      return Json.mapper().writeValueAsString(files);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException(e); // a list of strings always serializes
+    }
   }
 
   /** The files' bronze rows, read whole in one batch (retried bad files), with ingestion time. */

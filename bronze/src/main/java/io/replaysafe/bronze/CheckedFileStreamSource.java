@@ -1,8 +1,10 @@
 package io.replaysafe.bronze;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.SourceFormat;
+import io.replaysafe.common.io.Json;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -10,6 +12,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -19,6 +22,7 @@ import org.apache.spark.sql.classic.Dataset;
 import org.apache.spark.sql.classic.Dataset$;
 import org.apache.spark.sql.classic.SparkSession;
 import org.apache.spark.sql.connector.read.streaming.ReadLimit;
+import org.apache.spark.sql.connector.read.streaming.ReportsSourceMetrics;
 import org.apache.spark.sql.connector.read.streaming.SupportsTriggerAvailableNow;
 import org.apache.spark.sql.execution.datasources.DataSource$;
 import org.apache.spark.sql.execution.datasources.FileFormat;
@@ -55,8 +59,23 @@ import scala.jdk.javaapi.CollectionConverters;
  * schema is read from its footer or header while the batch is planned ({@link FileSchemas}), and a
  * file whose schema cannot be read is recorded and left out the same way.
  */
-final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableNow {
+final class CheckedFileStreamSource
+    implements Source, SupportsTriggerAvailableNow, ReportsSourceMetrics {
   private static final Logger LOG = LoggerFactory.getLogger(CheckedFileStreamSource.class);
+
+  /**
+   * The source's metric in each batch's progress: how many files the batch read, those recorded as
+   * bad files not counted ({@link BronzeBatch}). Counted here, where the batch's files are known,
+   * and not by the query: a distinct count of each row's path cost a per-row hash and copy of that
+   * path, a third of bronze's time on Parquet files (scripts/bench-bronze).
+   */
+  static final String FILES_METRIC = "files";
+
+  /**
+   * Option: a JSON list of the files recorded as bad files of the batch a query runs again skipping
+   * them ({@link BadFileRecovery}). They are read as Spark skips them, and not counted as read.
+   */
+  static final String RECORDED_BAD = "recordedBadFiles";
 
   private final SparkSession spark;
   private final StructType schema;
@@ -67,6 +86,9 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   private final BatchLimits limits;
   private final SourceCleaner cleaner;
   private final SourceFormat format;
+
+  /** The files {@value #RECORDED_BAD} names; empty for any query but that one. */
+  private final Set<String> recordedBad;
 
   /**
    * True until the first batch when the query restarts after a committed batch: Spark then asks for
@@ -92,6 +114,11 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
   /** The batch this source planned last, while it runs; null before. */
   private PlannedBatch planned;
 
+  /** The last batch handed to the query and how many files it reads ({@link #FILES_METRIC}). */
+  private long countedBatch = -1;
+
+  private int countedFiles;
+
   private CheckedFileStreamSource(
       SparkSession spark,
       StructType schema,
@@ -102,6 +129,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
       BatchLimits limits,
       SourceCleaner cleaner,
       SourceFormat format,
+      Set<String> recordedBad,
       boolean committedBatchReplay,
       FirstLook look) {
     this.spark = spark;
@@ -113,6 +141,7 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     this.limits = limits;
     this.cleaner = cleaner;
     this.format = format;
+    this.recordedBad = Set.copyOf(recordedBad);
     this.committedBatchReplay = committedBatchReplay;
     this.look = look;
   }
@@ -181,8 +210,21 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
         BatchLimits.of(withoutPath),
         new SourceCleaner(conf, withoutPath),
         format,
+        recordedBad(withoutPath),
         committedBatchReplay,
         look.orElse(null));
+  }
+
+  private static Set<String> recordedBad(Map<String, String> options) {
+    String json = options.get(RECORDED_BAD);
+    if (json == null) {
+      return Set.of();
+    }
+    try {
+      return Set.of(Json.mapper().readValue(json, String[].class));
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException("option " + RECORDED_BAD + " is not a JSON list", e);
+    }
   }
 
   /**
@@ -336,7 +378,24 @@ final class CheckedFileStreamSource implements Source, SupportsTriggerAvailableN
     }
     BatchFiles.LookedUp looked = BatchFiles.lookUp(spark, files);
     leaveOut(looked.failed(), last);
+    countedBatch = last;
+    countedFiles =
+        (int) looked.found().keySet().stream().filter(f -> !recordedBad.contains(f)).count();
     return relation(looked.found(), fileOptions, fileFormat);
+  }
+
+  /**
+   * The files of the batch this progress reports ({@link #FILES_METRIC}), once: a continuous
+   * query's idle triggers report the same offset again, and read no file.
+   */
+  @Override
+  public Map<String, String> metrics(
+      Optional<org.apache.spark.sql.connector.read.streaming.Offset> latestConsumed) {
+    if (latestConsumed.isEmpty() || BatchOffset.of(latestConsumed.get()) != countedBatch) {
+      return Map.of();
+    }
+    countedBatch = -1;
+    return Map.of(FILES_METRIC, Integer.toString(countedFiles));
   }
 
   /** The source's declared schema, as the batch options give it to the format. */

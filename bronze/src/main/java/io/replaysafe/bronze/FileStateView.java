@@ -144,7 +144,10 @@ public final class FileStateView {
     return regexp_replace(path, "^file:///", "file:/");
   }
 
-  /** The rows bronze holds from each file (null when bronze has none, e.g. a bad file). */
+  /**
+   * The rows bronze holds from each file: 0 for an ingested file that holds none (an empty file),
+   * null for a file bronze holds no rows of otherwise (a bad file, one not yet committed).
+   */
   private static Dataset<Row> withRows(
       SparkSession spark, PipelineConfig config, Dataset<Row> files) {
     String bronze = config.bronze().path();
@@ -164,7 +167,10 @@ public final class FileStateView {
             counts,
             localForm(files.col("path")).equalTo(localForm(counts.col("counted_path"))),
             "left")
-        .withColumn("rows", col("count"))
+        .withColumn(
+            "rows",
+            when(col("count").isNull().and(col("status").equalTo(FileState.INGESTED)), lit(0L))
+                .otherwise(col("count")))
         .drop("counted_path", "count")
         .select(
             "path",

@@ -301,15 +301,29 @@ public final class RescuingFileFormat
               && mapping.readsColumnar()
               && delegate.supportBatch(spark, fileSchema);
       // Each reader gets its own conf: Spark's Parquet reader writes the read schema into it.
+      var fileOptions = options.updated(RETURNING_BATCH, Boolean.toString(columnarFiles[i]));
+      var empty = scala.collection.immutable.List$.MODULE$.<Filter>empty();
       readers.add(
-          delegate.buildReaderWithPartitionValues(
-              spark,
-              fileSchema,
-              new StructType(),
-              fileSchema,
-              scala.collection.immutable.List$.MODULE$.empty(),
-              options.updated(RETURNING_BATCH, Boolean.toString(columnarFiles[i])),
-              new Configuration(hadoopConf)));
+          format == SourceFormat.AVRO
+              // Avro's own rows: through buildReaderWithPartitionValues Spark copies each into an
+              // unsafe row to append the partition values (none here), and the mapping copies it
+              // again. Parquet's reader is built only that way.
+              ? delegate.buildReader(
+                  spark,
+                  fileSchema,
+                  new StructType(),
+                  fileSchema,
+                  empty,
+                  fileOptions,
+                  new Configuration(hadoopConf))
+              : delegate.buildReaderWithPartitionValues(
+                  spark,
+                  fileSchema,
+                  new StructType(),
+                  fileSchema,
+                  empty,
+                  fileOptions,
+                  new Configuration(hadoopConf)));
       mappings.add(mapping);
     }
     java.util.Map<String, Integer> byFile = new HashMap<>();

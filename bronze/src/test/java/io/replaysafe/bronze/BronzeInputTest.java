@@ -13,6 +13,7 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
@@ -248,6 +249,38 @@ class BronzeInputTest extends SparkTestBase {
                     .selectExpr("status", "decided_by", "decided_reason")
                     .orderBy("status")))
         .containsExactly("dismissed|bob|test file, no data", "retried|ann|re-delivered whole");
+  }
+
+  @Test
+  void theFilesABatchReadAreCountedAnEmptyOneToo() throws IOException {
+    PipelineConfig config = config("id INT");
+    land("a.json", "{\"id\":1}", "{\"id\":2}");
+    land("b-empty.json", new byte[0]);
+    land("c.json", "{\"id\":3}");
+
+    BronzeResult first = ingest(config);
+
+    // Counted where the batch's files are known, not from the rows: the empty file was read
+    // (and is recorded as ingested) though it gave no row.
+    assertThat(first.files()).isEqualTo(3);
+    assertThat(first.rows()).isEqualTo(3);
+    assertThat(first.summary()).contains("3 file(s), 3 row(s)");
+    assertThat(
+            rows(
+                FileStateView.files(
+                        spark,
+                        config,
+                        new FileStateView.Filter(
+                            Optional.empty(), Optional.empty(), Optional.empty()))
+                    .orElseThrow()
+                    .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "rows")
+                    .orderBy("path")))
+        .containsExactly("a.json|ingested|2", "b-empty.json|ingested|0", "c.json|ingested|1");
+
+    land("d.json", "{\"id\":4}");
+    BronzeResult second = ingest(config);
+    assertThat(second.files()).isEqualTo(1);
+    assertThat(second.rows()).isEqualTo(1);
   }
 
   /** A JSON line of exactly {@code bytes} bytes: {"id":ID,"s":"xx..."}. */
