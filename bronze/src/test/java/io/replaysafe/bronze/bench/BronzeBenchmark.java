@@ -729,8 +729,8 @@ public final class BronzeBenchmark {
     }
     System.out.printf(
         Locale.ROOT,
-        "ratio (replaysafe / baseline events/s): %.3f; CPU ratio (baseline / replaysafe CPU s):"
-            + " %.3f%n",
+        "ratio (replaysafe / baseline events/s, for information): %.3f; CPU ratio (baseline /"
+            + " replaysafe CPU s): %.3f%n",
         ratio,
         baseline.cpuSeconds() / replaysafe.cpuSeconds());
     System.out.printf(
@@ -739,18 +739,22 @@ public final class BronzeBenchmark {
             + " CPU ratio: %.3f (the cost of rescue alone)%n",
         provenance.seconds() / replaysafe.seconds(),
         provenance.cpuSeconds() / replaysafe.cpuSeconds());
+    // Judged against plain Spark writing the same columns, provenance included: what the mission
+    // asks bronze to write (issue 28, decision 2). The 6-column ratio above is for information.
+    double sameColumns = provenance.seconds() / replaysafe.seconds();
     System.out.printf(
         Locale.ROOT,
-        "target ratio >= %.1f: %s%n",
+        "target ratio >= %.1f against plain Spark with the same provenance columns: %.3f %s%n",
         TARGET_RATIO,
-        ratio >= TARGET_RATIO ? "MET" : "NOT MET");
-    if (baseline.disturbed() || replaysafe.disturbed()) {
+        sameColumns,
+        sameColumns >= TARGET_RATIO ? "MET" : "NOT MET");
+    if (provenance.disturbed() || replaysafe.disturbed()) {
       System.out.printf(
           Locale.ROOT,
-          "WARNING: other processes used %.0f%% (baseline) and %.0f%% (replaysafe) of the CPU"
-              + " during the compared rounds; the ratio is not reliable (the CPU ratio is"
+          "WARNING: other processes used %.0f%% (plain with provenance) and %.0f%% (replaysafe) of"
+              + " the CPU during the compared rounds; the ratio is not reliable (the CPU ratio is"
               + " steadier). Rerun on a quiet machine.%n",
-          100 * baseline.othersCpuShare(),
+          100 * provenance.othersCpuShare(),
           100 * replaysafe.othersCpuShare());
     }
     System.out.printf(
