@@ -42,6 +42,10 @@ public final class FileStateView {
    */
   public record Filter(
       Optional<String> status, Optional<Instant> since, Optional<String> pathGlob) {
+    /** Every file. */
+    public static final Filter ALL =
+        new Filter(Optional.empty(), Optional.empty(), Optional.empty());
+
     public Filter {
       status.ifPresent(
           s -> {

@@ -302,28 +302,22 @@ public final class RescuingFileFormat
               && delegate.supportBatch(spark, fileSchema);
       // Each reader gets its own conf: Spark's Parquet reader writes the read schema into it.
       var fileOptions = options.updated(RETURNING_BATCH, Boolean.toString(columnarFiles[i]));
-      var empty = scala.collection.immutable.List$.MODULE$.<Filter>empty();
-      readers.add(
+      // Avro's own rows: through buildReaderWithPartitionValues Spark copies each into an unsafe
+      // row to append the partition values (none here), and the mapping copies it again. Parquet's
+      // reader is built only that way.
+      ReaderBuilder build =
           format == SourceFormat.AVRO
-              // Avro's own rows: through buildReaderWithPartitionValues Spark copies each into an
-              // unsafe row to append the partition values (none here), and the mapping copies it
-              // again. Parquet's reader is built only that way.
-              ? delegate.buildReader(
-                  spark,
-                  fileSchema,
-                  new StructType(),
-                  fileSchema,
-                  empty,
-                  fileOptions,
-                  new Configuration(hadoopConf))
-              : delegate.buildReaderWithPartitionValues(
-                  spark,
-                  fileSchema,
-                  new StructType(),
-                  fileSchema,
-                  empty,
-                  fileOptions,
-                  new Configuration(hadoopConf)));
+              ? delegate::buildReader
+              : delegate::buildReaderWithPartitionValues;
+      readers.add(
+          build.apply(
+              spark,
+              fileSchema,
+              new StructType(),
+              fileSchema,
+              scala.collection.immutable.List$.MODULE$.empty(),
+              fileOptions,
+              new Configuration(hadoopConf)));
       mappings.add(mapping);
     }
     java.util.Map<String, Integer> byFile = new HashMap<>();
@@ -336,6 +330,19 @@ public final class RescuingFileFormat
         projection,
         dataSchema,
         batches ? new Batches(columnarFiles, requiredSchema, projection, batchSize(spark)) : null);
+  }
+
+  /** {@link FileFormat#buildReader}'s or {@link FileFormat#buildReaderWithPartitionValues}'s. */
+  @FunctionalInterface
+  private interface ReaderBuilder {
+    scala.Function1<PartitionedFile, Iterator<InternalRow>> apply(
+        SparkSession spark,
+        StructType dataSchema,
+        StructType partitionSchema,
+        StructType requiredSchema,
+        Seq<Filter> filters,
+        Map<String, String> options,
+        Configuration hadoopConf);
   }
 
   /** As many rows per batch as Spark's vectorized Parquet reader puts in one. */

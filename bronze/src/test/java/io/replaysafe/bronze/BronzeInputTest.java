@@ -13,7 +13,6 @@ import java.nio.file.attribute.FileTime;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
-import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
@@ -267,11 +266,7 @@ class BronzeInputTest extends SparkTestBase {
     assertThat(first.summary()).contains("3 file(s), 3 row(s)");
     assertThat(
             rows(
-                FileStateView.files(
-                        spark,
-                        config,
-                        new FileStateView.Filter(
-                            Optional.empty(), Optional.empty(), Optional.empty()))
+                FileStateView.files(spark, config, FileStateView.Filter.ALL)
                     .orElseThrow()
                     .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "rows")
                     .orderBy("path")))

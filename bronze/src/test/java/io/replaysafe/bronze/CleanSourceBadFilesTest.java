@@ -118,13 +118,7 @@ class CleanSourceBadFilesTest extends SparkTestBase {
     String done = mode.equals("delete") ? "deleted" : "archived";
     assertThat(
             rows(
-                FileStateView.files(
-                        spark,
-                        config,
-                        new FileStateView.Filter(
-                            java.util.Optional.empty(),
-                            java.util.Optional.empty(),
-                            java.util.Optional.empty()))
+                FileStateView.files(spark, config, FileStateView.Filter.ALL)
                     .orElseThrow()
                     .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "cleaned")
                     .orderBy("path")))

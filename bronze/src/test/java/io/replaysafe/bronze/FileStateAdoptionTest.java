@@ -9,7 +9,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,11 +77,7 @@ class FileStateAdoptionTest extends SparkTestBase {
         .containsExactly("a.json|1", "b.json|2", "c.json|3", "d.json|4");
     assertThat(
             rows(
-                FileStateView.files(
-                        spark,
-                        config(),
-                        new FileStateView.Filter(
-                            Optional.empty(), Optional.empty(), Optional.empty()))
+                FileStateView.files(spark, config(), FileStateView.Filter.ALL)
                     .orElseThrow()
                     .selectExpr(
                         "regexp_extract(path, '[^/]+$', 0)", "status", "discovered_by", "batch_id")

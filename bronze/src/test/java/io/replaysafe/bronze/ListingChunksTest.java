@@ -12,7 +12,6 @@ import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Optional;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
 import org.junit.jupiter.api.AfterEach;
@@ -83,10 +82,7 @@ class ListingChunksTest extends SparkTestBase {
   /** The file state: each file's name and batch, by batch then name. */
   private List<String> fileState(PipelineConfig config) {
     return rows(
-        FileStateView.files(
-                spark,
-                config,
-                new FileStateView.Filter(Optional.empty(), Optional.empty(), Optional.empty()))
+        FileStateView.files(spark, config, FileStateView.Filter.ALL)
             .orElseThrow()
             .selectExpr("regexp_extract(path, '[^/]+$', 0) AS name", "status", "batch_id")
             .orderBy("batch_id", "name"));

@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -95,10 +94,7 @@ class NothingNewRunTest extends SparkTestBase {
 
   private List<String> fileState(PipelineConfig config) {
     return rows(
-        FileStateView.files(
-                spark,
-                config,
-                new FileStateView.Filter(Optional.empty(), Optional.empty(), Optional.empty()))
+        FileStateView.files(spark, config, FileStateView.Filter.ALL)
             .orElseThrow()
             .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "batch_id")
             .orderBy("path"));

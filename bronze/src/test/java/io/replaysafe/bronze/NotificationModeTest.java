@@ -12,7 +12,6 @@ import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
 import java.util.List;
-import java.util.Optional;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -99,10 +98,7 @@ class NotificationModeTest extends SparkTestBase {
 
   private List<String> files(PipelineConfig config) {
     return rows(
-        FileStateView.files(
-                spark,
-                config,
-                new FileStateView.Filter(Optional.empty(), Optional.empty(), Optional.empty()))
+        FileStateView.files(spark, config, FileStateView.Filter.ALL)
             .orElseThrow()
             .selectExpr("regexp_extract(path, '[^/]+$', 0)", "status", "discovered_by", "rows")
             .orderBy("path"));
