@@ -269,7 +269,8 @@ public final class DiscoveryBenchmark {
 
   /**
    * With {@code -Dreplaysafe.bench.histograms=DIR}, the class histogram of the heap run's highest
-   * sample, as {@code DIR/<mode>-<files>-<run>.histo}.
+   * sample, as {@code DIR/<mode>-<files>-<run>.histo}, and the one before the run, as {@code
+   * .before.histo}.
    */
   private static void saveHistogram(LiveHeap live, String name) {
     String dir = System.getProperty("replaysafe.bench.histograms");
@@ -279,6 +280,7 @@ public final class DiscoveryBenchmark {
     try {
       Files.createDirectories(Path.of(dir));
       Files.writeString(Path.of(dir, name + ".histo"), live.histogram());
+      Files.writeString(Path.of(dir, name + ".before.histo"), live.beforeHistogram());
     } catch (java.io.IOException e) {
       throw new java.io.UncheckedIOException(e);
     }
@@ -385,6 +387,23 @@ public final class DiscoveryBenchmark {
             small.files(),
             held),
         held <= TARGET);
+    // With histograms: the live objects the run held at its most, counted at a safepoint. The heap
+    // use above, read after System.gc() while the run goes on, also counts what the run allocated
+    // since the collection ended (LiveHeap.Figures#objects).
+    if (small.heap().objects() >= 0 && large.heap().objects() >= 0) {
+      double objects = (double) large.heap().objects() / Math.max(small.heap().objects(), 1);
+      report(
+          String.format(
+              Locale.ROOT,
+              "%s: live objects (class histograms) %.1f MiB at %,d files, %.1f MiB at %,d: %.2fx",
+              what,
+              large.heap().objects() / 1048576.0,
+              large.files(),
+              small.heap().objects() / 1048576.0,
+              small.files(),
+              objects),
+          objects <= TARGET);
+    }
   }
 
   private static Measured find(List<Measured> all, String mode, int n, String run) {
