@@ -1,11 +1,7 @@
 package io.replaysafe.bronze;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.replaysafe.common.io.Json;
 import java.io.IOException;
 import java.io.Serializable;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Collection;
@@ -61,7 +57,6 @@ import scala.runtime.AbstractFunction1;
 public final class BoundedTextFormat extends TextBasedFileFormat
     implements DataSourceRegister, StreamSourceProvider, Serializable {
   private static final long serialVersionUID = 1L;
-  private static final ObjectMapper JSON = Json.mapper();
 
   public static final String MAX_LINE_BYTES = "maxLineBytes";
   public static final String SKIP_FILES = "skipFiles";
@@ -90,11 +85,7 @@ public final class BoundedTextFormat extends TextBasedFileFormat
             .schema(SCHEMA)
             .option(MAX_LINE_BYTES, maxLineBytes);
     if (!skipFiles.isEmpty()) {
-      try {
-        reader = reader.option(SKIP_FILES, JSON.writeValueAsString(skipFiles));
-      } catch (JsonProcessingException e) {
-        throw new UncheckedIOException(e);
-      }
+      reader = reader.option(SKIP_FILES, PathListOption.encode(skipFiles));
     }
     return reader;
   }
@@ -171,7 +162,10 @@ public final class BoundedTextFormat extends TextBasedFileFormat
             .orElseThrow(
                 () -> new IllegalArgumentException("option " + MAX_LINE_BYTES + " is required"));
     Set<String> skip =
-        option(options, SKIP_FILES).map(BoundedTextFormat::paths).orElse(Set.of()).stream()
+        option(options, SKIP_FILES)
+            .map(json -> PathListOption.decode(SKIP_FILES, json))
+            .orElse(Set.of())
+            .stream()
             .map(BoundedTextFormat::normalize)
             .collect(Collectors.toUnmodifiableSet());
     return new ReadFile(
@@ -190,14 +184,6 @@ public final class BoundedTextFormat extends TextBasedFileFormat
       }
     }
     return Optional.empty();
-  }
-
-  private static Set<String> paths(String json) {
-    try {
-      return Set.of(JSON.readValue(json, String[].class));
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("option " + SKIP_FILES + " is not a JSON list", e);
-    }
   }
 
   /** Spark names files by URI strings; compare them as Hadoop paths (file:/x = file:///x). */

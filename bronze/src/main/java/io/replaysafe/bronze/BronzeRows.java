@@ -6,12 +6,10 @@ import static org.apache.spark.sql.functions.current_timestamp;
 import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.min;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.config.SourceFormat;
-import io.replaysafe.common.io.Json;
 import java.util.List;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
@@ -69,7 +67,7 @@ final class BronzeRows {
           reader
               .option("ignoreCorruptFiles", "true")
               .option("ignoreMissingFiles", "true")
-              .option(CheckedFileStreamSource.RECORDED_BAD, jsonList(skip.recorded()));
+              .option(CheckedFileStreamSource.RECORDED_BAD, PathListOption.encode(skip.recorded()));
     }
     Dataset<Row> read = reader.load(source.path());
     return (format == SourceFormat.JSON ? parse(read, source) : withProvenance(read, source))
@@ -80,14 +78,6 @@ final class BronzeRows {
             count(col(source.rescuedDataColumn())).as("rescued"),
             count(col(Columns.CORRUPT_RECORD)).as("corrupt"),
             min(col(Columns.SOURCE_FILE_MTIME)).as("oldestLanded"));
-  }
-
-  private static String jsonList(List<String> files) {
-    try {
-      return Json.mapper().writeValueAsString(files);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException(e); // a list of strings always serializes
-    }
   }
 
   /** The files' bronze rows, read whole in one batch (retried bad files), with ingestion time. */

@@ -1,10 +1,8 @@
 package io.replaysafe.bronze;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import io.replaysafe.common.CrashPoints;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.SourceFormat;
-import io.replaysafe.common.io.Json;
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.Deque;
@@ -217,14 +215,7 @@ final class CheckedFileStreamSource
 
   private static Set<String> recordedBad(Map<String, String> options) {
     String json = options.get(RECORDED_BAD);
-    if (json == null) {
-      return Set.of();
-    }
-    try {
-      return Set.copyOf(java.util.Arrays.asList(Json.mapper().readValue(json, String[].class)));
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException("option " + RECORDED_BAD + " is not a JSON list", e);
-    }
+    return json == null ? Set.of() : PathListOption.decode(RECORDED_BAD, json);
   }
 
   /**

@@ -1,17 +1,13 @@
 package io.replaysafe.bronze;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.replaysafe.common.Columns;
 import io.replaysafe.common.config.CsvOptions;
 import io.replaysafe.common.config.SchemaEvolutionMode;
 import io.replaysafe.common.config.SourceConfig;
 import io.replaysafe.common.config.SourceFormat;
-import io.replaysafe.common.io.Json;
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.Serializable;
-import java.io.UncheckedIOException;
 import java.net.URI;
 import java.util.Collection;
 import java.util.HashMap;
@@ -73,7 +69,6 @@ import scala.runtime.AbstractFunction1;
 public final class CsvFileFormat extends TextBasedFileFormat
     implements DataSourceRegister, StreamSourceProvider, Serializable {
   private static final long serialVersionUID = 1L;
-  private static final ObjectMapper JSON = Json.mapper();
 
   /** The rows' schema: the declared columns (nullable), the rescued and corrupt-record columns. */
   static StructType rowSchema(SourceConfig source) {
@@ -102,11 +97,7 @@ public final class CsvFileFormat extends TextBasedFileFormat
             .schema(rowSchema(source))
             .options(options(source));
     if (!skipFiles.isEmpty()) {
-      try {
-        reader = reader.option(BoundedTextFormat.SKIP_FILES, JSON.writeValueAsString(skipFiles));
-      } catch (JsonProcessingException e) {
-        throw new UncheckedIOException(e);
-      }
+      reader = reader.option(BoundedTextFormat.SKIP_FILES, PathListOption.encode(skipFiles));
     }
     return reader;
   }
@@ -227,7 +218,7 @@ public final class CsvFileFormat extends TextBasedFileFormat
     }
     Set<String> skip =
         option(options, BoundedTextFormat.SKIP_FILES)
-            .map(CsvFileFormat::paths)
+            .map(json -> PathListOption.decode(BoundedTextFormat.SKIP_FILES, json))
             .orElse(Set.of())
             .stream()
             .map(BoundedTextFormat::normalize)
@@ -252,15 +243,6 @@ public final class CsvFileFormat extends TextBasedFileFormat
       ordinals[i] = all.fieldIndex(required.fields()[i].name());
     }
     return ordinals;
-  }
-
-  private static Set<String> paths(String json) {
-    try {
-      return Set.of(JSON.readValue(json, String[].class));
-    } catch (JsonProcessingException e) {
-      throw new IllegalArgumentException(
-          "option " + BoundedTextFormat.SKIP_FILES + " is not a JSON list", e);
-    }
   }
 
   private static String required(Map<String, String> options, String key) {

@@ -85,8 +85,9 @@ final class LiveHeap {
                   // A histogram whose own full collection the JVM skipped ("GC locker is held",
                   // while a task is in native code) counts garbage too: more than the heap then
                   // holds. Such a reading is dropped (measured: 47.3 MiB against 9.6).
-                  if (histogram != null && totalBytes(histogram) <= used) {
-                    highestObjects.accumulateAndGet(totalBytes(histogram), Math::max);
+                  long objects = histogram == null ? -1 : totalBytes(histogram);
+                  if (objects >= 0 && objects <= used) {
+                    highestObjects.accumulateAndGet(objects, Math::max);
                   }
                   if (used > highest.get()) {
                     highest.set(used);
