@@ -1,5 +1,6 @@
 package io.replaysafe.bronze;
 
+import io.replaysafe.common.ErrorKind;
 import io.replaysafe.common.config.PipelineConfig;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -60,7 +61,9 @@ final class BadFileRecovery {
     if (io.replaysafe.common.ErrorMessages.raisedOnPurpose(e) instanceof NewColumnException fresh) {
       throw fresh;
     }
-    if (unreadableFile(e).isEmpty()) {
+    // The store failing for a while (a read reset mid-response) is no bad file: the run ends
+    // retryable, and no file is read again to check it.
+    if (unreadableFile(e).isEmpty() || ErrorKind.storeFailedForAWhile(e)) {
       throw BronzeErrors.runFailed(config, e);
     }
     Configuration conf = spark.sparkContext().hadoopConfiguration();

@@ -3,6 +3,10 @@ package io.replaysafe.bronze;
 import static org.apache.spark.sql.functions.col;
 
 import io.delta.tables.DeltaTable;
+import io.replaysafe.common.ErrorKind;
+import io.replaysafe.common.ErrorMessages;
+import io.replaysafe.common.Interruptions;
+import io.replaysafe.common.RetryableException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.DeltaTables;
 import java.io.FileNotFoundException;
@@ -326,8 +330,25 @@ public final class BadFiles {
    * S3 client's {@code IOException} naming the object and the 403, S3A's {@code
    * FileNotFoundException}, a codec's {@code EOFException}); a cause below it is the SDK's
    * exception, which does not name the file.
+   *
+   * <p>Only a failure of the file is one: the store or the network failing for a while (a 503 after
+   * S3A's retries, a connection reset, a timeout) or the thread being interrupted (a query stopped)
+   * is thrown on, retryable or as the interruption Spark looks for ({@link Interruptions}), and the
+   * file is not recorded. Recorded, a file read whole by a rerun stayed listed as bad (CI of stop
+   * 42: a JSON file whose check was reset mid-response).
    */
   static BadFile bad(String path, FileStatus status, Throwable e) {
+    if (ErrorKind.storeFailedForAWhile(e)) {
+      Interruptions.rethrowIfInterrupted("reading " + path, e);
+      throw new RetryableException(
+          "Reading "
+              + path
+              + " failed for a while: "
+              + ErrorMessages.rootMessage(e)
+              + ". The store or the network failed, not the file: it is not recorded as a bad"
+              + " file. Run again.",
+          e);
+    }
     Throwable root = e;
     while (root.getCause() != null
         && root.getCause() != root

@@ -2,6 +2,7 @@ package io.replaysafe.bronze;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.replaysafe.common.Interruptions;
 import io.replaysafe.common.config.SourceFormat;
 import io.replaysafe.common.io.Json;
 import java.io.IOException;
@@ -128,10 +129,14 @@ final class FileSchemas {
       }
       return results;
     } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IllegalStateException("Interrupted while reading the files' schemas", e);
+      Interruptions.rethrowIfInterrupted("reading the files' footers", e);
+      throw new IllegalStateException(e); // not reached: an InterruptedException is one
     } catch (ExecutionException e) {
-      // readOne turns every IOException and RuntimeException into a result: an Error is left.
+      // readOne turns a file's failure into a result; the store failing for a while and an
+      // interruption are thrown on (BadFiles.bad), and anything else is an Error.
+      if (e.getCause() instanceof RuntimeException thrown) {
+        throw thrown;
+      }
       throw new IllegalStateException("Reading a file's schema failed", e.getCause());
     } finally {
       pool.shutdownNow();

@@ -1,5 +1,6 @@
 package io.replaysafe.bronze;
 
+import io.replaysafe.common.Interruptions;
 import io.replaysafe.common.StorageErrors;
 import java.io.FileNotFoundException;
 import java.io.IOException;
@@ -104,8 +105,11 @@ final class ListingDiscovery implements FileDiscovery {
         walk(fs, base, glob, each);
       }
     } catch (IOException e) {
+      // A stopped query's thread is interrupted while it lists: a stop, not a failed listing.
+      Interruptions.rethrowIfInterrupted("listing " + root, e);
       throw StorageErrors.cannotList("source.path", root.toString(), e);
     } catch (DirectoryIteratorException e) {
+      Interruptions.rethrowIfInterrupted("listing " + root, e);
       throw StorageErrors.cannotList("source.path", root.toString(), e.getCause());
     }
   }

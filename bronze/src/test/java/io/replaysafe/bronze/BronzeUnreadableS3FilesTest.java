@@ -1,7 +1,9 @@
 package io.replaysafe.bronze;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
+import io.replaysafe.common.ErrorKind;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.config.StorageConfig;
@@ -18,6 +20,8 @@ import org.apache.spark.sql.Row;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Issue 10 on S3: an object listed but then denied (403 AccessDenied) or gone (404 NoSuchKey) is
@@ -141,6 +145,58 @@ class BronzeUnreadableS3FilesTest extends SparkTestBase {
               DENIED + "|java.nio.file.AccessDeniedException|0|open",
               VANISHED + "|java.io.FileNotFoundException|0|open");
       assertSecondRunRecordsNothingTwice(config, proxy);
+    }
+  }
+
+  /**
+   * The store failing for a while is no bad file (CI of stop 42, where a check reset mid-response
+   * recorded a sound file as bad). Every read of one object is throttled (503 SlowDown) past S3A's
+   * retries, in a batch's task (GET) or while the batch is planned (HEAD and GET): the run ends
+   * retryable naming the file, records no bad file and commits nothing. Once the store answers
+   * again, the next run reads every file.
+   */
+  @ParameterizedTest(name = "HEAD throttled too: {0}")
+  @ValueSource(booleans = {false, true})
+  @Timeout(300) // a guard against a stall: about 15 s each on an idle machine
+  void anObjectThrottledPastItsRetriesIsNoBadFileAndTheRunIsRetryable(boolean head)
+      throws Exception {
+    var hadoop = spark.sparkContext().hadoopConfiguration();
+    // S3A's own retries of a 503, for this bucket only: one, without waiting.
+    List<String> retries =
+        List.of("retry.throttle.limit", "retry.throttle.interval", "attempts.maximum");
+    List<String> values = List.of("1", "10ms", "1");
+    for (int i = 0; i < retries.size(); i++) {
+      hadoop.set("fs.s3a.bucket." + BUCKET + "." + retries.get(i), values.get(i));
+    }
+    try (EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of(BUCKET));
+        FaultyS3Proxy proxy = new FaultyS3Proxy(server.endpoint())) {
+      land(server);
+      if (head) {
+        proxy.failGetAndHead(BUCKET, "o/b-denied.json", ObjectFault.SLOW_DOWN);
+      } else {
+        proxy.failGet(BUCKET, "o/b-denied.json", ObjectFault.SLOW_DOWN);
+      }
+      PipelineConfig config = config(proxy);
+
+      Throwable failed = catchThrowable(() -> BronzeIngest.from(config, spark).execute());
+
+      assertThat(ErrorKind.of(failed)).as(String.valueOf(failed)).isEqualTo(ErrorKind.RETRYABLE);
+      assertThat(failed).hasMessageContaining(DENIED);
+      assertThat(proxy.objectFaults()).isPositive();
+      BadFiles badFiles = new BadFiles(config, spark);
+      assertThat(badFiles.open()).isEmpty();
+      assertThat(bronze().count()).isZero();
+
+      proxy.heal(BUCKET, "o/b-denied.json");
+      BronzeResult rerun = BronzeIngest.from(config, spark).execute();
+
+      assertThat(rerun.unreadableFiles()).isEmpty();
+      assertThat(rerun.files()).isEqualTo(3);
+      assertThat(rows(bronze().selectExpr("id", "source_file").orderBy("id")))
+          .containsExactly("1|" + GOOD, "2|" + GOOD, "3|" + DENIED, "4|" + VANISHED);
+      assertThat(new BadFiles(config, spark).open()).isEmpty();
+    } finally {
+      retries.forEach(r -> hadoop.unset("fs.s3a.bucket." + BUCKET + "." + r));
     }
   }
 

@@ -74,6 +74,27 @@ public enum ErrorKind {
           "software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException");
 
   /**
+   * Whether {@code error} is the store or the network failing for a while (throttled, reset, timed
+   * out, unreachable), or the thread being interrupted, rather than anything about the file being
+   * read. Such a file is no bad file: recorded as one, it would be skipped (or, for JSON, read
+   * whole by the batch run again and still listed as bad) for a failure the next run does not have.
+   * An {@code EOFException} does not count here, unlike {@link #of}: a truncated gzip or Avro file
+   * ends early too.
+   */
+  public static boolean storeFailedForAWhile(Throwable error) {
+    Set<Throwable> seen = new HashSet<>();
+    for (Throwable t = error; t != null && seen.add(t); t = t.getCause()) {
+      if (Interruptions.isInterruption(t)) {
+        return true;
+      }
+      if (!(t instanceof java.io.EOFException) && transientType(t)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
    * The kind of {@code error}: a replaysafe error says its own kind; anything else is {@link
    * #RETRYABLE} when a transient I/O failure is among its causes, else {@link #FAILURE}.
    */
@@ -86,12 +107,43 @@ public enum ErrorKind {
       if (t instanceof ReplaysafeException r && r.kind() != FAILURE) {
         return r.kind();
       }
-      for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
-        if (TRANSIENT.contains(c.getName())) {
-          return RETRYABLE;
-        }
+      if (transientType(t)) {
+        return RETRYABLE;
       }
     }
     return FAILURE;
+  }
+
+  /**
+   * Whether {@code t} itself is of a transient type, or is the AWS SDK's answer of a store that
+   * failed for a while: a 500, 502, 503 or 504, or throttling. S3A turns those into its own types;
+   * other readers of S3 do not (the analytics accelerator S3A reads with hands on a plain {@code
+   * IOException} around the SDK's {@code S3Exception} for a 503 SlowDown on a GET).
+   */
+  private static boolean transientType(Throwable t) {
+    for (Class<?> c = t.getClass(); c != null; c = c.getSuperclass()) {
+      if (TRANSIENT.contains(c.getName())) {
+        return true;
+      }
+      if (SDK_SERVICE_EXCEPTION.equals(c.getName())) {
+        return serverFailedForAWhile(t);
+      }
+    }
+    return false;
+  }
+
+  private static final String SDK_SERVICE_EXCEPTION =
+      "software.amazon.awssdk.core.exception.SdkServiceException";
+
+  private static boolean serverFailedForAWhile(Throwable sdkServiceException) {
+    try {
+      Class<?> type = sdkServiceException.getClass();
+      int status = (int) type.getMethod("statusCode").invoke(sdkServiceException);
+      boolean throttled =
+          (boolean) type.getMethod("isThrottlingException").invoke(sdkServiceException);
+      return throttled || status == 500 || status == 502 || status == 503 || status == 504;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      return false; // another SDK version's shape: not known to be transient
+    }
   }
 }

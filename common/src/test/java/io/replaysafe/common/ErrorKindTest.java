@@ -48,7 +48,64 @@ class ErrorKindTest {
             new RuntimeException("wrapped", new ConfigException("bad")),
             ErrorKind.CONFIGURATION,
             2),
+        Arguments.of(
+            new RuntimeException(
+                new IOException(
+                    "Server error accessing s3://b/k",
+                    software.amazon.awssdk.services.s3.model.S3Exception.builder()
+                        .statusCode(500)
+                        .message("We encountered an internal error. Please try again.")
+                        .build())),
+            ErrorKind.RETRYABLE,
+            4),
         Arguments.of(new IOException("Access Denied"), ErrorKind.FAILURE, 1));
+  }
+
+  /**
+   * What is no bad file: the store or network failing for a while, or an interrupt. A file's own
+   * early end (a truncated gzip says EOF), a denial and a missing object are the file's.
+   */
+  static Stream<Arguments> storeFailures() {
+    return Stream.of(
+        Arguments.of(new IOException(new SocketException("Connection reset")), true),
+        Arguments.of(new RuntimeException(new SocketTimeoutException("Read timed out")), true),
+        Arguments.of(new java.io.InterruptedIOException("java.lang.InterruptedException"), true),
+        Arguments.of(new RuntimeException(new InterruptedException()), true),
+        Arguments.of(
+            new AWSServiceThrottledException(
+                "GET s3a://b/k",
+                software.amazon.awssdk.services.s3.model.S3Exception.builder()
+                    .statusCode(503)
+                    .message("SlowDown")
+                    .build()),
+            true),
+        // The analytics accelerator's read: a plain IOException around the SDK's 503.
+        Arguments.of(
+            new IOException(
+                "Server error accessing s3://b/k",
+                software.amazon.awssdk.services.s3.model.S3Exception.builder()
+                    .statusCode(503)
+                    .message("Please reduce your request rate.")
+                    .build()),
+            true),
+        Arguments.of(
+            new IOException(
+                "Server error accessing s3://b/k",
+                software.amazon.awssdk.services.s3.model.S3Exception.builder()
+                    .statusCode(403)
+                    .message("Access Denied")
+                    .build()),
+            false),
+        Arguments.of(new java.io.EOFException("Unexpected end of ZLIB input stream"), false),
+        Arguments.of(new java.nio.file.AccessDeniedException("s3a://b/k"), false),
+        Arguments.of(new java.io.FileNotFoundException("s3a://b/k"), false),
+        Arguments.of(new IOException("Not a data file."), false));
+  }
+
+  @ParameterizedTest
+  @MethodSource("storeFailures")
+  void whatIsTheStoreFailingForAWhile(Throwable error, boolean forAWhile) {
+    assertThat(ErrorKind.storeFailedForAWhile(error)).isEqualTo(forAWhile);
   }
 
   @ParameterizedTest

@@ -46,7 +46,9 @@ public final class FaultyS3Proxy implements AutoCloseable {
     /** Permission denied: {@code 403 AccessDenied}. */
     ACCESS_DENIED(403, "Forbidden", "AccessDenied", "Access Denied"),
     /** Gone since it was listed: {@code 404 NoSuchKey}. */
-    NO_SUCH_KEY(404, "Not Found", "NoSuchKey", "The specified key does not exist.");
+    NO_SUCH_KEY(404, "Not Found", "NoSuchKey", "The specified key does not exist."),
+    /** Throttled, every time: {@code 503 SlowDown}, a store failing for a while, not the file. */
+    SLOW_DOWN(503, "Slow Down", "SlowDown", "Please reduce your request rate.");
 
     private final int status;
     private final String reason;
@@ -133,6 +135,12 @@ public final class FaultyS3Proxy implements AutoCloseable {
   public void failGetAndHead(String bucket, String key, ObjectFault fault) {
     failGet(bucket, key, fault);
     failingHeads.put("/" + bucket + "/" + key, fault);
+  }
+
+  /** Reads of {@code key} in {@code bucket} reach the store again ({@link #failGetAndHead}). */
+  public void heal(String bucket, String key) {
+    failingGets.remove("/" + bucket + "/" + key);
+    failingHeads.remove("/" + bucket + "/" + key);
   }
 
   public long requests() {
