@@ -29,6 +29,7 @@ import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.DeltaLog;
 import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
@@ -115,6 +116,7 @@ public final class FileState {
         .addColumns(SCHEMA)
         .clusterBy("path")
         .property("delta.autoOptimize.autoCompact", "true")
+        .property(CHECKPOINT_INTERVAL, CHECKPOINTS_EVERY)
         .comment("replaysafe: every file bronze of pipeline " + pipeline + " has seen")
         .execute();
   }
@@ -437,14 +439,54 @@ public final class FileState {
   void markCommitted(long lastCommitted) {
     // Not asked first whether the table exists (on S3 a listing of its log): it is called after a
     // batch committed, and every batch was planned into this table first.
-    if (FileStateCommits.markCommitted(spark, path, lastCommitted)) {
+    if (!FileStateCommits.markCommitted(spark, path, lastCommitted)) {
+      Map<String, Column> set = new LinkedHashMap<>();
+      set.put("status", lit(INGESTED));
+      set.put("committed_at", current_timestamp());
+      DeltaTable.forPath(spark, path)
+          .update(col("status").equalTo(DISCOVERED).and(col("batch_id").leq(lastCommitted)), set);
+    }
+    checkpointRarely();
+  }
+
+  /**
+   * The table property that sets how many commits Delta writes between two checkpoints of the
+   * table's log ({@value #CHECKPOINTS_EVERY} here, Delta's default 10).
+   */
+  static final String CHECKPOINT_INTERVAL = "delta.checkpointInterval";
+
+  /**
+   * A checkpoint every 100 commits, once per 50 runs with new files: a run commits twice (the plan
+   * and the mark), so at Delta's 10 every fifth run also wrote a checkpoint, which rebuilds the
+   * table's state in six Spark jobs: 1.0-1.6 s in a warm JVM (measured, 20,000 Avro events a run,
+   * against 1.2-1.4 s for the whole run), more in a scheduled run's fresh one. Nothing a run does
+   * replays the commits since the last checkpoint: its questions read the files the latest
+   * version's checksum lists ({@link Version}). A reader of the table through Delta ({@code
+   * replaysafe files}) replays at most 100 small commits instead of 10; log files past their
+   * retention are still removed, at each checkpoint.
+   */
+  static final String CHECKPOINTS_EVERY = "100";
+
+  /**
+   * Sets {@value #CHECKPOINT_INTERVAL} on a file state created before it was set at creation (one
+   * commit of the table's properties, once), as known from the version this JVM just wrote: no
+   * request when it is set.
+   */
+  private void checkpointRarely() {
+    var known = DeltaLog.forTable(spark, path).unsafeVolatileSnapshot();
+    if (known.version() < 0
+        || CHECKPOINTS_EVERY.equals(
+            known.metadata().configuration().get(CHECKPOINT_INTERVAL).getOrElse(() -> null))) {
       return;
     }
-    Map<String, Column> set = new LinkedHashMap<>();
-    set.put("status", lit(INGESTED));
-    set.put("committed_at", current_timestamp());
-    DeltaTable.forPath(spark, path)
-        .update(col("status").equalTo(DISCOVERED).and(col("batch_id").leq(lastCommitted)), set);
+    spark.sql(
+        "ALTER TABLE delta.`"
+            + path.replace("`", "``")
+            + "` SET TBLPROPERTIES ('"
+            + CHECKPOINT_INTERVAL
+            + "' = '"
+            + CHECKPOINTS_EVERY
+            + "')");
   }
 
   /**
