@@ -33,12 +33,7 @@ class ErrorKindTest {
             4),
         Arguments.of(
             new RuntimeException(
-                new AWSServiceThrottledException(
-                    "PUT s3a://lake/k",
-                    software.amazon.awssdk.services.s3.model.S3Exception.builder()
-                        .statusCode(503)
-                        .message("SlowDown")
-                        .build())),
+                new AWSServiceThrottledException("PUT s3a://lake/k", s3(503, "SlowDown"))),
             ErrorKind.RETRYABLE,
             4),
         // A configuration error stays one whatever it wraps: retrying will not fix the file.
@@ -52,10 +47,7 @@ class ErrorKindTest {
             new RuntimeException(
                 new IOException(
                     "Server error accessing s3://b/k",
-                    software.amazon.awssdk.services.s3.model.S3Exception.builder()
-                        .statusCode(500)
-                        .message("We encountered an internal error. Please try again.")
-                        .build())),
+                    s3(500, "We encountered an internal error. Please try again."))),
             ErrorKind.RETRYABLE,
             4),
         Arguments.of(new IOException("Access Denied"), ErrorKind.FAILURE, 1));
@@ -71,31 +63,14 @@ class ErrorKindTest {
         Arguments.of(new RuntimeException(new SocketTimeoutException("Read timed out")), true),
         Arguments.of(new java.io.InterruptedIOException("java.lang.InterruptedException"), true),
         Arguments.of(new RuntimeException(new InterruptedException()), true),
-        Arguments.of(
-            new AWSServiceThrottledException(
-                "GET s3a://b/k",
-                software.amazon.awssdk.services.s3.model.S3Exception.builder()
-                    .statusCode(503)
-                    .message("SlowDown")
-                    .build()),
-            true),
+        Arguments.of(new AWSServiceThrottledException("GET s3a://b/k", s3(503, "SlowDown")), true),
         // The analytics accelerator's read: a plain IOException around the SDK's 503.
         Arguments.of(
             new IOException(
-                "Server error accessing s3://b/k",
-                software.amazon.awssdk.services.s3.model.S3Exception.builder()
-                    .statusCode(503)
-                    .message("Please reduce your request rate.")
-                    .build()),
+                "Server error accessing s3://b/k", s3(503, "Please reduce your request rate.")),
             true),
         Arguments.of(
-            new IOException(
-                "Server error accessing s3://b/k",
-                software.amazon.awssdk.services.s3.model.S3Exception.builder()
-                    .statusCode(403)
-                    .message("Access Denied")
-                    .build()),
-            false),
+            new IOException("Server error accessing s3://b/k", s3(403, "Access Denied")), false),
         Arguments.of(new java.io.EOFException("Unexpected end of ZLIB input stream"), false),
         Arguments.of(new java.nio.file.AccessDeniedException("s3a://b/k"), false),
         Arguments.of(new java.io.FileNotFoundException("s3a://b/k"), false),
@@ -106,6 +81,16 @@ class ErrorKindTest {
   @MethodSource("storeFailures")
   void whatIsTheStoreFailingForAWhile(Throwable error, boolean forAWhile) {
     assertThat(ErrorKind.storeFailedForAWhile(error)).isEqualTo(forAWhile);
+  }
+
+  /** The S3 client's answer of that status, as the SDK builds it. */
+  private static software.amazon.awssdk.services.s3.model.S3Exception s3(
+      int status, String message) {
+    return (software.amazon.awssdk.services.s3.model.S3Exception)
+        software.amazon.awssdk.services.s3.model.S3Exception.builder()
+            .statusCode(status)
+            .message(message)
+            .build();
   }
 
   @ParameterizedTest

@@ -115,6 +115,9 @@ final class ScheduledReport {
         "requests");
     for (Storage storage : storages) {
       for (Case c : Case.TIMED) {
+        if (!ran(all, storage, c)) {
+          continue; // --no-thousand
+        }
         Medians rs = medians(all, Side.REPLAYSAFE, storage, c);
         Medians hw = medians(all, Side.HAND_WRITTEN, storage, c);
         String where = storage.label;
@@ -205,6 +208,13 @@ final class ScheduledReport {
           wallRatio <= S3_TEN_WALL_RATIO);
     }
     for (Storage storage : storages) {
+      if (!ran(all, storage, Case.THOUSAND)) {
+        out.println(
+            "target "
+                + (storage == Storage.LOCAL ? "local disk" : "s3a")
+                + ", 1,000 new events: not run (--no-thousand)");
+        continue;
+      }
       Medians rs = medians(all, Side.REPLAYSAFE, storage, Case.THOUSAND);
       Medians hw = medians(all, Side.HAND_WRITTEN, storage, Case.THOUSAND);
       double ratio = rs.wall / hw.wall;
@@ -243,6 +253,16 @@ final class ScheduledReport {
   }
 
   private record Medians(double wall, double cpu, double rssMiB, double requests) {}
+
+  /** Whether both sides ran {@code c} on {@code storage} ({@code --no-thousand} skips a case). */
+  private static boolean ran(List<Measurement> all, Storage storage, Case c) {
+    return all.stream()
+            .filter(m -> m.storage() == storage && m.runCase() == c)
+            .map(Measurement::side)
+            .distinct()
+            .count()
+        == Side.values().length;
+  }
 
   private static Medians medians(List<Measurement> all, Side side, Storage storage, Case c) {
     List<Measurement> runs =
