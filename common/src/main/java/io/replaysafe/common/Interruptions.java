@@ -26,8 +26,18 @@ public final class Interruptions {
   public static boolean isInterruption(Throwable t) {
     return t instanceof InterruptedException
         || t instanceof ClosedByInterruptException
-        || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException));
+        || (t instanceof InterruptedIOException && !(t instanceof SocketTimeoutException))
+        || AWS_SDK_ABORTED.equals(t.getClass().getName());
   }
+
+  /**
+   * The AWS SDK's answer when the calling thread was interrupted ("Thread was interrupted"). S3A
+   * turns it into an {@code InterruptedIOException}; a reader that calls the SDK itself (S3A's
+   * analytics accelerator) hands it on inside a plain {@code IOException}. By name: the SDK is not
+   * on every platform's class path under that name.
+   */
+  private static final String AWS_SDK_ABORTED =
+      "software.amazon.awssdk.core.exception.AbortedException";
 
   /** Whether an interruption is among {@code error}'s causes, or this thread was interrupted. */
   public static boolean interrupted(Throwable error) {

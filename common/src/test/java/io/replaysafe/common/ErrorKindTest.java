@@ -63,6 +63,13 @@ class ErrorKindTest {
         Arguments.of(new RuntimeException(new SocketTimeoutException("Read timed out")), true),
         Arguments.of(new java.io.InterruptedIOException("java.lang.InterruptedException"), true),
         Arguments.of(new RuntimeException(new InterruptedException()), true),
+        // The SDK's own word for an interrupted call, inside a reader's plain IOException.
+        Arguments.of(
+            new IOException(
+                software.amazon.awssdk.core.exception.AbortedException.builder()
+                    .message("Thread was interrupted")
+                    .build()),
+            true),
         Arguments.of(new AWSServiceThrottledException("GET s3a://b/k", s3(503, "SlowDown")), true),
         // The analytics accelerator's read: a plain IOException around the SDK's 503.
         Arguments.of(
