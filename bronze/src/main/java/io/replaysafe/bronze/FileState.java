@@ -218,11 +218,10 @@ public final class FileState {
 
     /**
      * The candidates that are in no planned batch up to {@code lastPlanned}: new files, and files a
-     * run wrote into a batch it never got to plan (stopped between the two). The candidates' keys
-     * go to the executors once, as a broadcast destroyed when the question is answered; each
-     * partition of the table's rows marks the keys it holds ({@link HeldKeys}) and sends back only
-     * those marks, a bit per candidate. No shuffle and no join: the table's rows are read once as
-     * they stream past, never held whole by the driver, and nothing is left in a cache.
+     * run wrote into a batch it never got to plan (stopped between the two). A small table is read
+     * on the driver ({@link SmallFileStateLookup}), a larger one by Spark ({@link #heldBySpark}).
+     * No shuffle and no join either way: the table's rows are read once as they stream past, never
+     * held whole, and nothing is left in a cache.
      *
      * @param byName compare file names only ({@code fileNameOnly})
      */
@@ -232,7 +231,26 @@ public final class FileState {
         return candidates;
       }
       String[] keys = sortedKeys(candidates, byName);
-      Dataset<Row> planned = rows.get().where(col("batch_id").leq(lastPlanned));
+      BitSet held =
+          SmallFileStateLookup.held(spark, snapshot, keys, lastPlanned, byName)
+              .orElseGet(() -> heldBySpark(rows.get(), keys, lastPlanned, byName));
+      List<Discovered> fresh = new ArrayList<>();
+      for (Discovered c : candidates) {
+        if (!held.get(Arrays.binarySearch(keys, key(c.path(), byName)))) {
+          fresh.add(c);
+        }
+      }
+      return fresh;
+    }
+
+    /**
+     * Which of {@code keys} a row of a batch up to {@code lastPlanned} holds, asked of Spark: the
+     * keys go to the executors once, as a broadcast destroyed when the question is answered; each
+     * partition of the table's rows marks the keys it holds ({@link HeldKeys}) and sends back only
+     * those marks, a bit per candidate.
+     */
+    private BitSet heldBySpark(Dataset<Row> rows, String[] keys, long lastPlanned, boolean byName) {
+      Dataset<Row> planned = rows.where(col("batch_id").leq(lastPlanned));
       if (!byName) {
         // The keys' range: Delta skips the files whose path statistics lie outside it, most of
         // them when the candidates are few (a notified file) and the table clustered by path.
@@ -254,13 +272,7 @@ public final class FileState {
       } finally {
         shared.destroy();
       }
-      List<Discovered> fresh = new ArrayList<>();
-      for (Discovered c : candidates) {
-        if (!held.get(Arrays.binarySearch(keys, key(c.path(), byName)))) {
-          fresh.add(c);
-        }
-      }
-      return fresh;
+      return held;
     }
 
     /**

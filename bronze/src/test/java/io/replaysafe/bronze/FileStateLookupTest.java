@@ -5,17 +5,48 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.replaysafe.common.testing.SparkTestBase;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The file state's lookup of a discovery's candidates ({@link FileState#notPlanned}): a candidate
  * is new unless a batch up to the one asked about holds it, by path or, with {@code fileNameOnly},
  * by name; repeated candidates, paths beyond ASCII and a file recorded in a later batch are each
- * decided as such.
+ * decided as such. Every case is answered twice, by the two ways a lookup reads the table: on the
+ * driver ({@link SmallFileStateLookup}, a small table) and by Spark (a larger one).
  */
 class FileStateLookupTest extends SparkTestBase {
   @TempDir Path dir;
+
+  /** How the table is read: on the driver up to its default size, or always by Spark. */
+  enum Reader {
+    DRIVER(Long.toString(SmallFileStateLookup.MAX_BYTES_DEFAULT)),
+    SPARK("0");
+
+    final String maxBytes;
+
+    Reader(String maxBytes) {
+      this.maxBytes = maxBytes;
+    }
+  }
+
+  private String maxBytesBefore;
+
+  private void readBy(Reader reader) {
+    maxBytesBefore = System.getProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY);
+    System.setProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY, reader.maxBytes);
+  }
+
+  @AfterEach
+  void restoreReader() {
+    if (maxBytesBefore == null) {
+      System.clearProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY);
+    } else {
+      System.setProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY, maxBytesBefore);
+    }
+  }
 
   private static final FileDiscovery LISTING = ListingOnly.INSTANCE;
 
@@ -27,8 +58,10 @@ class FileStateLookupTest extends SparkTestBase {
     return files.stream().map(FileState.Discovered::path).toList();
   }
 
-  @Test
-  void aCandidateIsNewUnlessABatchUpToTheOneAskedAboutHoldsIt() {
+  @ParameterizedTest
+  @EnumSource(Reader.class)
+  void aCandidateIsNewUnlessABatchUpToTheOneAskedAboutHoldsIt(Reader reader) {
+    readBy(reader);
     FileState state = FileState.of(spark, dir.resolve("checkpoint").toString());
     state.ensure("orders");
     // Paths beyond ASCII too: Spark orders strings by their UTF-8 bytes, Java by UTF-16 units.
@@ -53,8 +86,10 @@ class FileStateLookupTest extends SparkTestBase {
     assertThat(state.notPlanned(List.of(), 1, false)).isEmpty();
   }
 
-  @Test
-  void byNameAFileInAnotherDirectoryWithAPlannedNameIsNotNew() {
+  @ParameterizedTest
+  @EnumSource(Reader.class)
+  void byNameAFileInAnotherDirectoryWithAPlannedNameIsNotNew(Reader reader) {
+    readBy(reader);
     FileState state = FileState.of(spark, dir.resolve("checkpoint").toString());
     state.ensure("orders");
     state.plan(List.of(file("file:/landing/day=1/a.json")), 0, LISTING);
@@ -70,16 +105,20 @@ class FileStateLookupTest extends SparkTestBase {
         .containsExactlyElementsOf(paths(candidates));
   }
 
-  @Test
-  void beforeTheTableExistsEveryCandidateIsNew() {
+  @ParameterizedTest
+  @EnumSource(Reader.class)
+  void beforeTheTableExistsEveryCandidateIsNew(Reader reader) {
+    readBy(reader);
     FileState state = FileState.of(spark, dir.resolve("checkpoint").toString());
     List<FileState.Discovered> candidates = List.of(file("file:/landing/a.json"));
 
     assertThat(state.notPlanned(candidates, 0, false)).isEqualTo(candidates);
   }
 
-  @Test
-  void candidatesLookedUpAChunkAtATimeAreAnsweredAsOneQuestionAnswersThem() {
+  @ParameterizedTest
+  @EnumSource(Reader.class)
+  void candidatesLookedUpAChunkAtATimeAreAnsweredAsOneQuestionAnswersThem(Reader reader) {
+    readBy(reader);
     FileState state = FileState.of(spark, dir.resolve("checkpoint").toString());
     state.ensure("orders");
     String a = "file:/landing/a.json";
@@ -116,5 +155,60 @@ class FileStateLookupTest extends SparkTestBase {
     assertThat(paths(missing.latest().notPlanned(candidates::forEach, 0, false)))
         .as("before the table exists, every candidate, in order")
         .containsExactlyElementsOf(paths(candidates));
+  }
+
+  /**
+   * A table its runs planned and marked (rewritten by the marks, ordered by path) and a batch a
+   * stopped run planned and never committed: both readers give the same exact answer, and the
+   * driver's asks Spark for no job.
+   */
+  @ParameterizedTest
+  @EnumSource(Reader.class)
+  void aMarkedTableIsAnsweredTheSameByBothReaders(Reader reader) {
+    readBy(reader);
+    FileState state = FileState.of(spark, dir.resolve("checkpoint").toString());
+    state.ensure("orders");
+    List<FileState.Discovered> candidates = new java.util.ArrayList<>();
+    List<String> expected = new java.util.ArrayList<>();
+    for (int batch = 0; batch < 4; batch++) {
+      List<FileState.Discovered> planned = new java.util.ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        planned.add(file(String.format("file:/landing/day=%d/part-%03d.json", batch, i)));
+      }
+      state.plan(planned, batch, LISTING);
+      if (batch < 3) {
+        state.markCommitted(batch); // batch 3: planned by a run stopped before it committed
+      }
+      candidates.addAll(planned.subList(0, 10));
+    }
+    for (int i = 0; i < 5; i++) {
+      String fresh = String.format("file:/landing/day=4/new-%03d.json", i);
+      candidates.add(file(fresh));
+      expected.add(fresh);
+    }
+    java.util.Collections.shuffle(candidates, new java.util.Random(7));
+    List<String> afterBatch2 = new java.util.ArrayList<>(expected);
+    candidates.stream()
+        .map(FileState.Discovered::path)
+        .filter(p -> p.contains("day=3/"))
+        .forEach(afterBatch2::add);
+    FileState.Version version = state.latest();
+
+    int jobsBefore = spark.sparkContext().dagScheduler().numTotalJobs();
+    List<String> asked = paths(version.notPlanned(candidates, 3, false));
+    int jobs = spark.sparkContext().dagScheduler().numTotalJobs() - jobsBefore;
+
+    assertThat(asked).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(paths(version.notPlanned(candidates, 2, false)))
+        .as("after batch 2: the stopped run's batch 3 is not planned")
+        .containsExactlyInAnyOrderElementsOf(afterBatch2);
+    assertThat(paths(version.notPlanned(candidates, 3, true)))
+        .as("by name")
+        .containsExactlyInAnyOrderElementsOf(expected);
+    if (reader == Reader.DRIVER) {
+      assertThat(jobs).as("Spark jobs for the driver's lookup").isZero();
+    } else {
+      assertThat(jobs).as("Spark jobs for Spark's lookup").isPositive();
+    }
   }
 }

@@ -1,0 +1,116 @@
+package io.replaysafe.bronze;
+
+import io.replaysafe.common.Interruptions;
+import io.replaysafe.common.StorageErrors;
+import io.replaysafe.common.spark.DeltaTables;
+import java.io.IOException;
+import java.util.Arrays;
+import java.util.BitSet;
+import java.util.List;
+import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
+import org.apache.parquet.example.data.Group;
+import org.apache.parquet.hadoop.ParquetReader;
+import org.apache.parquet.hadoop.api.ReadSupport;
+import org.apache.parquet.hadoop.example.GroupReadSupport;
+import org.apache.parquet.hadoop.util.HadoopInputFile;
+import org.apache.parquet.io.InputFile;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.Snapshot;
+import org.apache.spark.sql.delta.actions.AddFile;
+
+/**
+ * The file state's lookup ({@link FileState.Version#notPlanned}) answered on the driver, by reading
+ * the table's Parquet files' {@code path} and {@code batch_id} columns directly, when the table is
+ * small: up to {@link #maxBytes()} bytes of files (4 MiB), as a pipeline's file state is for its
+ * first months and every notified run's fresh files are. As a Spark query the same answer cost a
+ * run about 100 ms in a warm JVM (its planning over Delta's relation, a broadcast, a job of about
+ * 30 ms; measured with 20,000 Avro events a run), more in a scheduled run's fresh one, to read a
+ * few hundred kilobytes. The rows are those Delta's read gives: the files the version's checksum
+ * lists, none with a deletion vector, partition values or mapped column names; anything else is
+ * answered by Spark, as is a larger table.
+ */
+final class SmallFileStateLookup {
+  /**
+   * The system property that sets the most bytes of files read on the driver ({@value
+   * #MAX_BYTES_DEFAULT} by default); 0 leaves every lookup to Spark.
+   */
+  static final String MAX_BYTES_PROPERTY = "replaysafe.bronze.driverLookUpMaxBytes";
+
+  static final long MAX_BYTES_DEFAULT = 4L << 20;
+
+  static long maxBytes() {
+    return Long.getLong(MAX_BYTES_PROPERTY, MAX_BYTES_DEFAULT);
+  }
+
+  /** The two columns a lookup reads, as Delta writes them (nullable, so optional). */
+  private static final String PROJECTION =
+      "message file_state { optional binary path (STRING); optional int64 batch_id; }";
+
+  private SmallFileStateLookup() {}
+
+  /**
+   * Which of the sorted {@code keys} a row of a batch up to {@code lastPlanned} holds, or empty
+   * where the table is not one this reads (Spark answers then).
+   */
+  static Optional<BitSet> held(
+      SparkSession spark, Snapshot snapshot, String[] keys, long lastPlanned, boolean byName) {
+    Optional<List<AddFile>> listed = DeltaTables.filesFromChecksum(snapshot);
+    if (listed.isEmpty()
+        || !"none".equals(snapshot.metadata().columnMappingMode().name())
+        || !snapshot.metadata().partitionColumns().isEmpty()) {
+      return Optional.empty();
+    }
+    long bytes = 0;
+    for (AddFile f : listed.get()) {
+      if (f.deletionVector() != null) {
+        return Optional.empty();
+      }
+      bytes += f.size();
+    }
+    if (bytes > maxBytes()) {
+      return Optional.empty();
+    }
+    Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
+    conf.set(ReadSupport.PARQUET_READ_SCHEMA, PROJECTION);
+    BitSet held = new BitSet(keys.length);
+    for (AddFile f : listed.get()) {
+      Path file = f.absolutePath(snapshot.deltaLog());
+      // The file's size from the log: no request to ask for it (on S3 a HEAD).
+      FileStatus status = new FileStatus(f.size(), false, 1, 0, f.modificationTime(), file);
+      try (ParquetReader<Group> rows =
+          new GroupReader(HadoopInputFile.fromStatus(status, conf)).withConf(conf).build()) {
+        for (Group row = rows.read(); row != null; row = rows.read()) {
+          if (row.getFieldRepetitionCount("path") == 0
+              || row.getFieldRepetitionCount("batch_id") == 0
+              || row.getLong("batch_id", 0) > lastPlanned) {
+            continue;
+          }
+          int i = Arrays.binarySearch(keys, FileState.key(row.getString("path", 0), byName));
+          if (i >= 0) {
+            held.set(i);
+          }
+        }
+      } catch (IOException e) {
+        // The source's thread reads this while a batch is planned: a stop is a stop.
+        Interruptions.rethrowIfInterrupted("reading the file state " + file, e);
+        throw StorageErrors.cannotAccess("the bronze file state", file, e);
+      }
+    }
+    return Optional.of(held);
+  }
+
+  /** Parquet's example rows, through the builder that takes a file already looked up. */
+  private static final class GroupReader extends ParquetReader.Builder<Group> {
+    GroupReader(InputFile file) {
+      super(file);
+    }
+
+    @Override
+    protected ReadSupport<Group> getReadSupport() {
+      return new GroupReadSupport();
+    }
+  }
+}
