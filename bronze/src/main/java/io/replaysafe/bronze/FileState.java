@@ -491,13 +491,18 @@ public final class FileState {
             known.metadata().configuration().get(CHECKPOINT_INTERVAL).getOrElse(() -> null))) {
       return;
     }
+    setProperty(CHECKPOINT_INTERVAL, CHECKPOINTS_EVERY);
+  }
+
+  /** Sets one of the table's properties (one commit). */
+  private void setProperty(String key, String value) {
     spark.sql(
         "ALTER TABLE delta.`"
             + path.replace("`", "``")
             + "` SET TBLPROPERTIES ('"
-            + CHECKPOINT_INTERVAL
+            + key
             + "' = '"
-            + CHECKPOINTS_EVERY
+            + value
             + "')");
   }
 
@@ -564,13 +569,6 @@ public final class FileState {
 
   /** Records a backfill listing that ran at {@code at} and whose files were all ingested. */
   void recordBackfill(Instant at) {
-    spark.sql(
-        "ALTER TABLE delta.`"
-            + path
-            + "` SET TBLPROPERTIES ('"
-            + LAST_BACKFILL
-            + "' = '"
-            + at
-            + "')");
+    setProperty(LAST_BACKFILL, at.toString());
   }
 }
