@@ -339,6 +339,16 @@ public final class FileState {
     return Math.max(1, n);
   }
 
+  /**
+   * Marks in {@code held} the one of the sorted {@code keys} a row of {@code path} holds, if any.
+   */
+  static void markHeld(BitSet held, String[] keys, String path, boolean byName) {
+    int i = Arrays.binarySearch(keys, key(path, byName));
+    if (i >= 0) {
+      held.set(i);
+    }
+  }
+
   /** What a file is known by: its path, or with {@code fileNameOnly} its name. */
   static String key(String path, boolean byName) {
     return byName ? path.substring(path.lastIndexOf('/') + 1) : path;
@@ -398,10 +408,7 @@ public final class FileState {
       String[] sorted = keys.value();
       BitSet held = new BitSet(sorted.length);
       while (paths.hasNext()) {
-        int i = Arrays.binarySearch(sorted, key(paths.next(), byName));
-        if (i >= 0) {
-          held.set(i);
-        }
+        markHeld(held, sorted, paths.next(), byName);
       }
       return List.of(held.toByteArray()).iterator();
     }

@@ -4,7 +4,6 @@ import io.replaysafe.common.Interruptions;
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.spark.DeltaTables;
 import java.io.IOException;
-import java.util.Arrays;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
@@ -88,10 +87,7 @@ final class SmallFileStateLookup {
               || row.getLong("batch_id", 0) > lastPlanned) {
             continue;
           }
-          int i = Arrays.binarySearch(keys, FileState.key(row.getString("path", 0), byName));
-          if (i >= 0) {
-            held.set(i);
-          }
+          FileState.markHeld(held, keys, row.getString("path", 0), byName);
         }
       } catch (IOException e) {
         // The source's thread reads this while a batch is planned: a stop is a stop.
