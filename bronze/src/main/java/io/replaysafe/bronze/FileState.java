@@ -6,6 +6,7 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.max;
 
 import io.delta.tables.DeltaTable;
+import io.replaysafe.bronze.FileStateParquet.StateRow;
 import io.replaysafe.common.spark.DeltaTables;
 import java.sql.Timestamp;
 import java.time.Instant;
@@ -421,14 +422,14 @@ public final class FileState {
    * #markCommitted} rewrites the small files it leaves ({@link FileStateCommits}).
    */
   void plan(List<Discovered> files, long batch, FileDiscovery discovery) {
-    Timestamp now = new Timestamp(System.currentTimeMillis());
-    List<Row> rows = new ArrayList<>();
+    long now = System.currentTimeMillis() * 1000L;
+    List<StateRow> rows = new ArrayList<>();
     for (Discovered f : files) {
       rows.add(
-          RowFactory.create(
+          new StateRow(
               f.path(),
               f.size(),
-              new Timestamp(f.modifiedMs()),
+              f.modifiedMs() * 1000L,
               f.etag(),
               now,
               discovery.kind(f),
@@ -436,10 +437,34 @@ public final class FileState {
               null,
               DISCOVERED));
     }
-    Dataset<Row> planned = spark.createDataFrame(rows, SCHEMA);
-    if (!FileStateCommits.append(spark, path, planned)) {
-      planned.write().format("delta").mode("append").save(path);
+    if (!FileStateCommits.append(spark, path, rows)) {
+      asDataset(spark, rows).write().format("delta").mode("append").save(path);
     }
+  }
+
+  /** {@code rows} as a DataFrame of the table's schema, for Spark to write. */
+  static Dataset<Row> asDataset(SparkSession spark, List<StateRow> rows) {
+    List<Row> asRows = new ArrayList<>(rows.size());
+    for (StateRow r : rows) {
+      asRows.add(
+          RowFactory.create(
+              r.path(),
+              r.size(),
+              timestamp(r.modificationMicros()),
+              r.etag(),
+              timestamp(r.discoveredMicros()),
+              r.discoveredBy(),
+              r.batchId(),
+              timestamp(r.committedMicros()),
+              r.status()));
+    }
+    return spark.createDataFrame(asRows, SCHEMA);
+  }
+
+  private static Timestamp timestamp(Long micros) {
+    return micros == null
+        ? null
+        : Timestamp.from(Instant.EPOCH.plus(micros, java.time.temporal.ChronoUnit.MICROS));
   }
 
   /**

@@ -6,13 +6,17 @@ import static org.apache.spark.sql.functions.lit;
 import static org.apache.spark.sql.functions.when;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.replaysafe.bronze.FileStateParquet.StateRow;
 import io.replaysafe.common.io.Json;
 import io.replaysafe.common.spark.DeltaTables;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.sql.Column;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -115,18 +119,25 @@ final class FileStateCommits {
 
   /**
    * Appends {@code rows} to the file state at {@code path}, an existing table, in one commit
-   * without Delta's post-commit auto-compaction: the mark that follows compacts.
+   * without Delta's post-commit auto-compaction: the mark that follows compacts. The file is
+   * written on the driver ({@link FileStateParquet}) where the table allows it, else by Spark.
    */
-  static boolean append(SparkSession spark, String path, Dataset<Row> rows) {
+  static boolean append(SparkSession spark, String path, List<StateRow> rows) {
     try {
       Optional<Snapshot> known = latestKnown(spark, path);
       if (known.isEmpty()) {
         return false;
       }
+      Snapshot snapshot = known.get();
       OptimisticTransaction txn =
-          known.get().deltaLog().startTransaction(Option.empty(), Option.apply(known.get()));
+          snapshot.deltaLog().startTransaction(Option.empty(), Option.apply(snapshot));
       // One file: a batch's rows are few, and each file costs the next run's look a HEAD and a GET.
-      List<Action> actions = new ArrayList<>(written(txn, rows.coalesce(1)));
+      List<Action> actions = new ArrayList<>();
+      if (onDriver(snapshot)) {
+        actions.add(FileStateParquet.write(hadoop(snapshot), snapshot, rows, spark.version()));
+      } else {
+        actions.addAll(written(txn, FileState.asDataset(spark, rows).coalesce(1)));
+      }
       txn.commit(
           seq(actions),
           new DeltaOperations.Write(
@@ -144,6 +155,25 @@ final class FileStateCommits {
       // Nothing was committed: a file written before the error is no row of the table.
       return false;
     }
+  }
+
+  /**
+   * The most rows a mark reads and writes on the driver ({@link FileStateParquet}), held there
+   * whole: about 25 MB of heap. A mark usually rewrites the fresh files alone (below {@link
+   * Tiers#freshBytes}, tens of thousands of rows); a tier's merge of more is Spark's.
+   */
+  static final long MARK_ON_DRIVER_MAX_ROWS = 50_000;
+
+  /**
+   * Whether this table's small writes are made on the driver: {@link FileStateParquet#writable},
+   * unless {@value SmallFileStateLookup#MAX_BYTES_PROPERTY} is 0 (then Spark reads and writes).
+   */
+  private static boolean onDriver(Snapshot snapshot) {
+    return SmallFileStateLookup.maxBytes() > 0 && FileStateParquet.writable(snapshot);
+  }
+
+  private static Configuration hadoop(Snapshot snapshot) {
+    return snapshot.deltaLog().newDeltaHadoopConf();
   }
 
   /**
@@ -180,26 +210,6 @@ final class FileStateCommits {
       tiers.compacted(listed.get()).forEach(f -> rewritten.putIfAbsent(f.path(), f));
       List<AddFile> files = List.copyOf(rewritten.values());
 
-      Dataset<Row> rows =
-          snapshot
-              .deltaLog()
-              .createDataFrame(
-                  snapshot, CollectionConverters.asScala(files).toSeq(), false, Option.empty());
-      Column mark =
-          col("status").equalTo(FileState.DISCOVERED).and(col("batch_id").leq(lastCommitted));
-      List<Column> columns = new ArrayList<>();
-      for (String name : FileState.SCHEMA.fieldNames()) {
-        Column value =
-            switch (name) {
-              case "status" -> when(mark, lit(FileState.INGESTED)).otherwise(col(name));
-              case "committed_at" -> when(mark, current_timestamp()).otherwise(col(name));
-              default -> col(name);
-            };
-        columns.add(value.as(name));
-      }
-      Dataset<Row> updated =
-          rows.select(columns.toArray(Column[]::new)).coalesce(1).sortWithinPartitions("path");
-
       OptimisticTransaction txn =
           snapshot.deltaLog().startTransaction(Option.empty(), Option.apply(snapshot));
       // Every row is read and written back: a concurrent commit of any kind is a conflict.
@@ -209,13 +219,50 @@ final class FileStateCommits {
       for (AddFile f : files) {
         actions.add(f.removeWithTimestamp(now, true));
       }
-      actions.addAll(written(txn, updated));
+      if (onDriver(snapshot)
+          && FileStateParquet.rowCount(files).orElse(Long.MAX_VALUE) <= MARK_ON_DRIVER_MAX_ROWS) {
+        Configuration hadoop = hadoop(snapshot);
+        long at = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+        List<StateRow> rows = new ArrayList<>();
+        for (StateRow r : FileStateParquet.read(hadoop, snapshot, files)) {
+          boolean mark = FileState.DISCOVERED.equals(r.status()) && r.batchId() <= lastCommitted;
+          rows.add(mark ? r.committed(at) : r);
+        }
+        if (!rows.isEmpty()) {
+          actions.add(FileStateParquet.write(hadoop, snapshot, rows, spark.version()));
+        }
+      } else {
+        actions.addAll(written(txn, markedBySpark(snapshot, files, lastCommitted)));
+      }
       txn.commit(seq(actions), new DeltaOperations.Update(Option.empty()));
       return true;
     } catch (LinkageError otherDelta) {
       // Nothing was committed: a file written before the error is no row of the table.
       return false;
     }
+  }
+
+  /** The rows of {@code files} with the mark applied, one partition in path order, by Spark. */
+  private static Dataset<Row> markedBySpark(
+      Snapshot snapshot, List<AddFile> files, long lastCommitted) {
+    Dataset<Row> rows =
+        snapshot
+            .deltaLog()
+            .createDataFrame(
+                snapshot, CollectionConverters.asScala(files).toSeq(), false, Option.empty());
+    Column mark =
+        col("status").equalTo(FileState.DISCOVERED).and(col("batch_id").leq(lastCommitted));
+    List<Column> columns = new ArrayList<>();
+    for (String name : FileState.SCHEMA.fieldNames()) {
+      Column value =
+          switch (name) {
+            case "status" -> when(mark, lit(FileState.INGESTED)).otherwise(col(name));
+            case "committed_at" -> when(mark, current_timestamp()).otherwise(col(name));
+            default -> col(name);
+          };
+      columns.add(value.as(name));
+    }
+    return rows.select(columns.toArray(Column[]::new)).coalesce(1).sortWithinPartitions("path");
   }
 
   /**

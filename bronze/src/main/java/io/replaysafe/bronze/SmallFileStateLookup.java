@@ -8,14 +8,10 @@ import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
-import org.apache.parquet.hadoop.example.GroupReadSupport;
-import org.apache.parquet.hadoop.util.HadoopInputFile;
-import org.apache.parquet.io.InputFile;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.delta.actions.AddFile;
@@ -77,10 +73,8 @@ final class SmallFileStateLookup {
     BitSet held = new BitSet(keys.length);
     for (AddFile f : listed.get()) {
       Path file = f.absolutePath(snapshot.deltaLog());
-      // The file's size from the log: no request to ask for it (on S3 a HEAD).
-      FileStatus status = new FileStatus(f.size(), false, 1, 0, f.modificationTime(), file);
       try (ParquetReader<Group> rows =
-          new GroupReader(HadoopInputFile.fromStatus(status, conf)).withConf(conf).build()) {
+          FileStateParquet.reader(conf, file, f.size(), f.modificationTime())) {
         for (Group row = rows.read(); row != null; row = rows.read()) {
           if (row.getFieldRepetitionCount("path") == 0
               || row.getFieldRepetitionCount("batch_id") == 0
@@ -96,17 +90,5 @@ final class SmallFileStateLookup {
       }
     }
     return Optional.of(held);
-  }
-
-  /** Parquet's example rows, through the builder that takes a file already looked up. */
-  private static final class GroupReader extends ParquetReader.Builder<Group> {
-    GroupReader(InputFile file) {
-      super(file);
-    }
-
-    @Override
-    protected ReadSupport<Group> getReadSupport() {
-      return new GroupReadSupport();
-    }
   }
 }
