@@ -123,7 +123,7 @@ final class FileRowMapping implements Serializable {
    */
   InternalRow map(InternalRow in, String filePath, Buffer buffer) {
     if (nothingForJson(in)) {
-      return copied(in);
+      return widensAny() ? copied(in) : buffer.declaredColumns(this).over(in);
     }
     Object[] out = new Object[width + 1];
     for (int i = 0; i < width; i++) {
@@ -159,12 +159,25 @@ final class FileRowMapping implements Serializable {
    * mapping.
    */
   boolean readsColumnar() {
+    return !widensAny() && jsonTargets.length == 0;
+  }
+
+  private boolean widensAny() {
     for (Kind kind : kinds) {
       if (kind == Kind.WIDEN) {
-        return false;
+        return true;
       }
     }
-    return jsonTargets.length == 0;
+    return false;
+  }
+
+  /** Per declared column, the file's ordinal it is copied from, or -1 where it is not copied. */
+  private int[] copiedFrom() {
+    int[] from = new int[width];
+    for (int i = 0; i < width; i++) {
+      from[i] = kinds[i] == Kind.COPY ? sources[i] : -1;
+    }
+    return from;
   }
 
   /** The declared columns' count: the rescued column's ordinal in the mapped rows. */
@@ -217,7 +230,7 @@ final class FileRowMapping implements Serializable {
    * of a file with a mostly null undeclared column): one generated projection copies the columns as
    * Spark read them, without boxing a value, and the widened ones are set after it.
    */
-  private InternalRow copied(InternalRow in) {
+  InternalRow copied(InternalRow in) {
     if (copy == null) {
       List<Expression> columns = new ArrayList<>();
       for (int i = 0; i < width; i++) {
@@ -301,9 +314,19 @@ final class FileRowMapping implements Serializable {
     return value.shortValue();
   }
 
-  /** One per task: the bytes of the row's JSON, reused from row to row. */
+  /** One per task: the bytes of the row's JSON and the declared columns' view, reused per row. */
   static final class Buffer {
     private final Bytes bytes = new Bytes();
+    private DeclaredColumnsRow declared;
+
+    /** The view of a row's declared columns under {@code mapping}, made once. */
+    DeclaredColumnsRow declaredColumns(FileRowMapping mapping) {
+      if (declared == null || declared.mapping() != mapping) {
+        declared = new DeclaredColumnsRow(mapping.copiedFrom(), mapping);
+      }
+      return declared;
+    }
+
     private final com.fasterxml.jackson.core.JsonFactory factory =
         new com.fasterxml.jackson.core.JsonFactory();
 

@@ -94,6 +94,58 @@ class FileRowMappingTest {
     assertThat(next.isNullAt(2)).isTrue();
   }
 
+  /**
+   * A row that needs no conversion (every row of a file that follows the schema) is read through to
+   * the file's row, not copied: Spark copies it anyway. Against the oracle, the copy the mapping
+   * makes otherwise: Spark's own unsafe projection of either gives the same bytes, for columns in
+   * another order, one the file lacks, an undeclared one holding null, and nested, decimal and
+   * array values.
+   */
+  @Test
+  void aRowThatNeedsNoConversionIsReadThroughAsTheCopyWouldRead() {
+    String declared =
+        "id BIGINT, name STRING, tags ARRAY<STRING>, missing STRING, amount DECIMAL(10,2),"
+            + " nested STRUCT<a: INT, b: STRING>";
+    FileRowMapping mapping =
+        mapping(
+            "nested STRUCT<a: INT, b: STRING>, name STRING, extra STRING, id BIGINT,"
+                + " tags ARRAY<STRING>, amount DECIMAL(10,2)",
+            declared);
+    FileRowMapping.Buffer buffer = new FileRowMapping.Buffer();
+    var unsafe =
+        org.apache.spark.sql.catalyst.expressions.UnsafeProjection$.MODULE$.create(
+            StructType.fromDDL(declared).add("_rescued_data", "string"));
+    Object[][] rows = {
+      {
+        new GenericInternalRow(new Object[] {3, s("x")}),
+        s("a"),
+        null,
+        5L,
+        new GenericArrayData(new Object[] {s("t"), null}),
+        Decimal.apply(new BigDecimal("12.34"), 10, 2)
+      },
+      {null, null, null, -1L, null, null},
+    };
+    for (Object[] values : rows) {
+      InternalRow file = new GenericInternalRow(values);
+      InternalRow read = mapping.map(file, PATH, buffer);
+      assertThat(read).isInstanceOf(DeclaredColumnsRow.class);
+      assertThat(read.numFields()).isEqualTo(7);
+      assertThat(read.isNullAt(3)).as("missing").isTrue();
+      assertThat(read.isNullAt(6)).as("nothing rescued").isTrue();
+      InternalRow copied = mapping.copied(file);
+      assertThat(unsafe.apply(read).copy()).isEqualTo(unsafe.apply(copied).copy());
+      assertThat(read.copy()).as("a copy stands alone").isEqualTo(copied.copy());
+    }
+    InternalRow first = mapping.map(new GenericInternalRow(rows[0]), PATH, buffer);
+    assertThat(first.getLong(0)).isEqualTo(5L);
+    assertThat(first.getUTF8String(1).toString()).isEqualTo("a");
+    assertThat(first.getArray(2).numElements()).isEqualTo(2);
+    assertThat(first.getDecimal(4, 10, 2).toJavaBigDecimal()).isEqualByComparingTo("12.34");
+    assertThat(first.getStruct(5, 2).getUTF8String(1).toString()).isEqualTo("x");
+    assertThat(first.get(3, org.apache.spark.sql.types.DataTypes.StringType)).isNull();
+  }
+
   @Test
   void aDecimalThatFitsConvertsAndOneThatDoesNotIsRescuedWithItsDigits() {
     FileRowMapping mapping = mapping("amount DECIMAL(12,3)", "amount DECIMAL(10,2)");
