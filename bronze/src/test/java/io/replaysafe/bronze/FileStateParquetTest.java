@@ -145,6 +145,36 @@ class FileStateParquetTest extends SparkTestBase {
         .containsExactly(BATCH_1.get(0), BATCH_1.get(1), fresh);
   }
 
+  /**
+   * Delta's checkpoint of the log (every 100 commits of the file state) parses each file's
+   * statistics into typed columns: those written on the driver parse, and a reader of the table
+   * from the checkpoint alone finds every row, with its files skipped by them.
+   */
+  @Test
+  void aCheckpointOfTheLogParsesTheStatisticsWrittenOnTheDriver() {
+    FileState state = table("driver", true);
+    state.plan(BATCH_0, 0, LISTING);
+    state.plan(BATCH_1, 1, LISTING);
+    state.markCommitted(0);
+    List<String> before = rows(state);
+    org.apache.spark.sql.delta.DeltaLog.forTable(spark, state.path()).checkpoint();
+    org.apache.spark.sql.delta.DeltaLog.clearCache();
+
+    assertThat(rows(state)).isEqualTo(before).hasSize(5);
+    for (FileState.Discovered f : BATCH_1) {
+      assertThat(
+              state
+                  .read()
+                  .where(org.apache.spark.sql.functions.col("path").equalTo(f.path()))
+                  .selectExpr("status")
+                  .as(org.apache.spark.sql.Encoders.STRING())
+                  .collectAsList())
+          .containsExactly("discovered");
+    }
+    assertThat(state.read().where("committed_at IS NOT NULL AND batch_id = 0").count())
+        .isEqualTo(3);
+  }
+
   @Test
   void aMarkOnTheDriverKeepsEveryRowAndSparksTimesToTheMicrosecond() throws Exception {
     // Spark writes and marks the first batch: its committed_at has microseconds, as an INT96.
