@@ -66,6 +66,8 @@ final class FileRowMapping implements Serializable {
   // Per column of jsonSchema: the declared column it is.
   private final int[] jsonTargets;
   private final RescuingJsonParser parser;
+  // Whether a declared column is widened: such a row is copied, not read through.
+  private final boolean widens;
 
   // Built per task: a generated projection is not serialisable.
   private transient UnsafeProjection copy;
@@ -109,6 +111,7 @@ final class FileRowMapping implements Serializable {
       }
     }
     this.viaJson = json.stream().mapToInt(Integer::intValue).toArray();
+    this.widens = java.util.Arrays.asList(kinds).contains(Kind.WIDEN);
     this.jsonTargets = targets.stream().mapToInt(Integer::intValue).toArray();
     this.parser =
         viaJson.length == 0
@@ -123,7 +126,7 @@ final class FileRowMapping implements Serializable {
    */
   InternalRow map(InternalRow in, String filePath, Buffer buffer) {
     if (nothingForJson(in)) {
-      return widensAny() ? copied(in) : buffer.declaredColumns(this).over(in);
+      return widens ? copied(in) : buffer.declaredColumns(this).over(in);
     }
     Object[] out = new Object[width + 1];
     for (int i = 0; i < width; i++) {
@@ -159,25 +162,7 @@ final class FileRowMapping implements Serializable {
    * mapping.
    */
   boolean readsColumnar() {
-    return !widensAny() && jsonTargets.length == 0;
-  }
-
-  private boolean widensAny() {
-    for (Kind kind : kinds) {
-      if (kind == Kind.WIDEN) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** Per declared column, the file's ordinal it is copied from, or -1 where it is not copied. */
-  private int[] copiedFrom() {
-    int[] from = new int[width];
-    for (int i = 0; i < width; i++) {
-      from[i] = kinds[i] == Kind.COPY ? sources[i] : -1;
-    }
-    return from;
+    return !widens && jsonTargets.length == 0;
   }
 
   /** The declared columns' count: the rescued column's ordinal in the mapped rows. */
@@ -322,7 +307,12 @@ final class FileRowMapping implements Serializable {
     /** The view of a row's declared columns under {@code mapping}, made once. */
     DeclaredColumnsRow declaredColumns(FileRowMapping mapping) {
       if (declared == null || declared.mapping() != mapping) {
-        declared = new DeclaredColumnsRow(mapping.copiedFrom(), mapping);
+        // Built only for a mapping that widens nothing: each column present is copied as it is.
+        int[] from = new int[mapping.width()];
+        for (int i = 0; i < from.length; i++) {
+          from[i] = mapping.copiedFrom(i);
+        }
+        declared = new DeclaredColumnsRow(from, mapping);
       }
       return declared;
     }

@@ -13,7 +13,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.time.Instant;
 import java.time.format.DateTimeFormatter;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -21,6 +20,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
@@ -152,39 +152,47 @@ final class FileStateParquet {
   /** Every row of {@code files}, tables' files of {@code snapshot}, read whole on the driver. */
   static List<StateRow> read(Configuration hadoop, Snapshot snapshot, List<AddFile> files) {
     List<StateRow> rows = new ArrayList<>();
+    forEachRow(
+        hadoop,
+        snapshot,
+        files,
+        g ->
+            rows.add(
+                new StateRow(
+                    string(g, "path"),
+                    integral(g, "size"),
+                    timestamp(g, "modification_time"),
+                    string(g, "etag"),
+                    timestamp(g, "discovered_at"),
+                    string(g, "discovered_by"),
+                    integral(g, "batch_id"),
+                    timestamp(g, "committed_at"),
+                    string(g, "status"))));
+    return rows;
+  }
+
+  /**
+   * Hands on each row of {@code files}, tables' files of {@code snapshot}, as Parquet's example
+   * rows: of the columns {@link ReadSupport#PARQUET_READ_SCHEMA} sets in {@code hadoop}, else of
+   * all. Each file is opened with its size from the log: no request asks for it (on S3 a HEAD). A
+   * failure names the file; an interrupt stays one (the source's thread reads the file state while
+   * a batch is planned: a stop is a stop).
+   */
+  static void forEachRow(
+      Configuration hadoop, Snapshot snapshot, List<AddFile> files, Consumer<Group> row) {
     for (AddFile f : files) {
       Path file = f.absolutePath(snapshot.deltaLog());
-      try (ParquetReader<Group> reader = reader(hadoop, file, f.size(), f.modificationTime())) {
+      FileStatus status = new FileStatus(f.size(), false, 1, 0, f.modificationTime(), file);
+      try (ParquetReader<Group> reader =
+          new GroupReader(HadoopInputFile.fromStatus(status, hadoop)).withConf(hadoop).build()) {
         for (Group g = reader.read(); g != null; g = reader.read()) {
-          rows.add(
-              new StateRow(
-                  string(g, "path"),
-                  integral(g, "size"),
-                  timestamp(g, "modification_time"),
-                  string(g, "etag"),
-                  timestamp(g, "discovered_at"),
-                  string(g, "discovered_by"),
-                  integral(g, "batch_id"),
-                  timestamp(g, "committed_at"),
-                  string(g, "status")));
+          row.accept(g);
         }
       } catch (IOException e) {
         Interruptions.rethrowIfInterrupted("reading the file state " + file, e);
         throw StorageErrors.cannotAccess("the bronze file state", file, e);
       }
     }
-    return rows;
-  }
-
-  /**
-   * A reader of the file at {@code file} of {@code bytes}, whose size is known from the log: no
-   * request asks for it (on S3 a HEAD). With {@link ReadSupport#PARQUET_READ_SCHEMA} set in {@code
-   * hadoop}, of those columns only.
-   */
-  static ParquetReader<Group> reader(Configuration hadoop, Path file, long bytes, long modified)
-      throws IOException {
-    FileStatus status = new FileStatus(bytes, false, 1, 0, modified, file);
-    return new GroupReader(HadoopInputFile.fromStatus(status, hadoop)).withConf(hadoop).build();
   }
 
   /**
@@ -307,8 +315,7 @@ final class FileStateParquet {
 
   /** A timestamp as Delta writes it in statistics: to the millisecond, downwards, in UTC. */
   static String timestampStatistic(long micros) {
-    long millis = Math.floorDiv(micros, 1000L);
-    return MILLIS.format(Instant.ofEpochMilli(millis).truncatedTo(ChronoUnit.MILLIS));
+    return MILLIS.format(Instant.ofEpochMilli(Math.floorDiv(micros, 1000L)));
   }
 
   private static Group group(SimpleGroupFactory groups, StateRow r) {

@@ -1,16 +1,10 @@
 package io.replaysafe.bronze;
 
-import io.replaysafe.common.Interruptions;
-import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.spark.DeltaTables;
-import java.io.IOException;
 import java.util.BitSet;
 import java.util.List;
 import java.util.Optional;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.Path;
-import org.apache.parquet.example.data.Group;
-import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.api.ReadSupport;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.Snapshot;
@@ -71,24 +65,17 @@ final class SmallFileStateLookup {
     Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
     conf.set(ReadSupport.PARQUET_READ_SCHEMA, PROJECTION);
     BitSet held = new BitSet(keys.length);
-    for (AddFile f : listed.get()) {
-      Path file = f.absolutePath(snapshot.deltaLog());
-      try (ParquetReader<Group> rows =
-          FileStateParquet.reader(conf, file, f.size(), f.modificationTime())) {
-        for (Group row = rows.read(); row != null; row = rows.read()) {
-          if (row.getFieldRepetitionCount("path") == 0
-              || row.getFieldRepetitionCount("batch_id") == 0
-              || row.getLong("batch_id", 0) > lastPlanned) {
-            continue;
+    FileStateParquet.forEachRow(
+        conf,
+        snapshot,
+        listed.get(),
+        row -> {
+          if (row.getFieldRepetitionCount("path") > 0
+              && row.getFieldRepetitionCount("batch_id") > 0
+              && row.getLong("batch_id", 0) <= lastPlanned) {
+            FileState.markHeld(held, keys, row.getString("path", 0), byName);
           }
-          FileState.markHeld(held, keys, row.getString("path", 0), byName);
-        }
-      } catch (IOException e) {
-        // The source's thread reads this while a batch is planned: a stop is a stop.
-        Interruptions.rethrowIfInterrupted("reading the file state " + file, e);
-        throw StorageErrors.cannotAccess("the bronze file state", file, e);
-      }
-    }
+        });
     return Optional.of(held);
   }
 }
