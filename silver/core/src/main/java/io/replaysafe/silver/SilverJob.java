@@ -102,6 +102,13 @@ public final class SilverJob {
   }
 
   public SilverResult execute() {
+    // Every silver file the run writes (MERGE, compaction, quarantine, run log) in small pages.
+    try (KeyPages pages = KeyPages.apply(spark)) {
+      return run();
+    }
+  }
+
+  private SilverResult run() {
     long started = System.nanoTime();
     SparkSessions.applyStorage(spark, config.storage());
     String bronzePath = config.bronze().path();

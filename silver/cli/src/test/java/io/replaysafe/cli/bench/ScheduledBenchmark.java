@@ -44,7 +44,7 @@ import org.apache.spark.sql.SparkSession;
 public final class ScheduledBenchmark {
   static final String USAGE =
       "usage: bench-scheduled [--rows N] [--rounds R] [--s3-latency MS] [--local-only | --s3-only]"
-          + " [--replaysafe-only] [--no-thousand] [--requests-log DIR]";
+          + " [--replaysafe-only] [--no-thousand] [--requests-log DIR] [--keep]";
   private static final int INITIAL_FILES = 20;
   private static final Pattern HAND_WRITTEN_SECONDS =
       Pattern.compile("hand-written: bronze ([0-9.]+) s, silver ([0-9.]+) s");
@@ -55,6 +55,8 @@ public final class ScheduledBenchmark {
    * @param cases the timed cases each round runs ({@code --no-thousand} leaves out 1,000 events)
    * @param requestsLog where each s3a run's recorded requests are written, one per line in the
    *     order sent, to a file named after the run
+   * @param keep leaves the work directory (both sides' pipelines, lakes and logs) in place at the
+   *     end and names it, to run one side again by hand (a profile, an event log)
    */
   record Options(
       int rows,
@@ -63,7 +65,8 @@ public final class ScheduledBenchmark {
       List<Storage> storages,
       boolean replaysafeOnly,
       List<Case> cases,
-      Optional<Path> requestsLog) {
+      Optional<Path> requestsLog,
+      boolean keep) {
     static Options parse(String[] args) {
       int rows = 200_000;
       int rounds = 3;
@@ -72,6 +75,7 @@ public final class ScheduledBenchmark {
       boolean s3Only = false;
       boolean replaysafeOnly = false;
       boolean noThousand = false;
+      boolean keep = false;
       Optional<Path> requestsLog = Optional.empty();
       for (int i = 0; i < args.length; i++) {
         switch (args[i]) {
@@ -82,6 +86,7 @@ public final class ScheduledBenchmark {
           case "--s3-only" -> s3Only = true;
           case "--replaysafe-only" -> replaysafeOnly = true;
           case "--no-thousand" -> noThousand = true;
+          case "--keep" -> keep = true;
           case "--requests-log" -> {
             if (++i >= args.length) {
               throw new UsageException("--requests-log needs a directory");
@@ -100,7 +105,7 @@ public final class ScheduledBenchmark {
               : s3Only ? List.of(Storage.S3A) : List.of(Storage.LOCAL, Storage.S3A);
       List<Case> cases =
           noThousand ? Case.TIMED.stream().filter(c -> c != Case.THOUSAND).toList() : Case.TIMED;
-      return new Options(rows, rounds, latency, storages, replaysafeOnly, cases, requestsLog);
+      return new Options(rows, rounds, latency, storages, replaysafeOnly, cases, requestsLog, keep);
     }
 
     private static int positive(String[] args, int i) {
@@ -253,7 +258,11 @@ public final class ScheduledBenchmark {
         server.close();
       }
     }
-    deleteTree(work);
+    if (options.keep()) {
+      System.out.println("bench-scheduled: the work directory is kept: " + work);
+    } else {
+      deleteTree(work);
+    }
     return 0;
   }
 

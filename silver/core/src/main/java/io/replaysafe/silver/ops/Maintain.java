@@ -5,6 +5,7 @@ import io.replaysafe.common.ConfigException;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.silver.ContractHistory;
+import io.replaysafe.silver.KeyPages;
 import io.replaysafe.silver.SilverCheckpoint;
 import io.replaysafe.silver.SilverContract;
 import io.replaysafe.silver.SilverErrors;
@@ -105,6 +106,13 @@ public final class Maintain {
   }
 
   private List<TableResult> run(Map<String, String> tables, boolean optimize, Duration vacuum) {
+    // OPTIMIZE rewrites silver's files: in the small pages its runs write.
+    try (KeyPages pages = KeyPages.apply(spark)) {
+      return runEach(tables, optimize, vacuum);
+    }
+  }
+
+  private List<TableResult> runEach(Map<String, String> tables, boolean optimize, Duration vacuum) {
     List<TableResult> results = new ArrayList<>();
     for (Map.Entry<String, String> t : tables.entrySet()) {
       String path = t.getValue();
