@@ -8,17 +8,20 @@ import org.apache.spark.sql.SparkSession;
  * the files outside the batch's keys.
  *
  * <p>Why: a batch's rows are written sorted by key (the plan ranks each key's versions, so each
- * task's output is in key order), yet a file of 200,000 rows is one row group whose key column
- * Parquet cuts into pages of 20,000 rows by default. A scheduled run with 10 new events touches
- * every such page: its stored-state read and the three scans of Delta's MERGE (the matches, the
- * modified rows, the deletion vectors) each read all 200,000 rows. With pages of 1,000 rows the
- * page index Parquet writes beside each column (min and max per page) lets Spark's reader skip the
- * pages that hold none of the batch's keys: those four scans took 0.12-0.44 s instead of 0.80-1.37
- * s each on a fresh JVM (scripts/bench-scheduled's 200,000-row table, 2026-12-05).
+ * task's output is in key order), yet a file of 200,000 rows (what silver's compaction leaves) is
+ * one row group whose key column Parquet cuts into pages of 20,000 rows by default, and a batch of
+ * 10 events lands in most of them. With pages of 1,000 rows the page index Parquet writes beside
+ * each column (min and max per page) lets Spark's reader skip the pages that hold none of the
+ * batch's keys in the stored-state read and in Delta MERGE's writes of the modified rows and of the
+ * deletion vectors: 0.16-0.35 s each instead of 0.89-1.87 s on such a file, fresh JVMs, 10 events
+ * (2026-12-05). Delta's search for the touched files is not helped: it numbers the target's rows
+ * ({@code monotonically_increasing_id}, {@code input_file_name}) before joining, and Spark pushes
+ * no filter below that projection.
  *
- * <p>The cost is more page headers and page-index entries: a file 2 % larger, and no measurable
- * difference on a full read. Readers need nothing: the page index is part of the Parquet format
- * that every Spark and Delta version reads, and a reader that ignores it reads every page.
+ * <p>The cost is more page headers and page-index entries: the 200,000-row file 2 % larger, and
+ * runs of 1,000 new events, which touch every page, took the same time with and without (18.8 s,
+ * scripts/bench-scheduled). Readers need nothing: the page index is part of the Parquet format that
+ * every Spark and Delta version reads, and a reader that ignores it reads every page.
  *
  * <p>The setting is the session's Hadoop-side key {@value #PAGE_ROWS}, which Spark copies into the
  * configuration of every write while it holds, including Delta's MERGE and OPTIMIZE and a streaming
@@ -57,11 +60,6 @@ public final class KeyPages implements AutoCloseable {
     }
     spark.conf().set(PAGE_ROWS, String.valueOf(rows));
     return new KeyPages(spark, true);
-  }
-
-  /** Whether this set the page size. */
-  boolean applied() {
-    return set;
   }
 
   /** Restores the session's setting (none); idempotent. */

@@ -25,8 +25,6 @@ import org.apache.parquet.internal.column.columnindex.ColumnIndex;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.apache.spark.sql.execution.FileSourceScanExec;
-import org.apache.spark.sql.execution.SparkPlan;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -107,15 +105,7 @@ class KeyPagesTest extends SparkTestBase {
 
   /** The rows the silver scans of {@code query} returned, after the reader skipped pages. */
   private static long rowsScanned(Dataset<Row> query) {
-    query.collectAsList();
-    long rows = 0;
-    SparkPlan plan = query.queryExecution().executedPlan();
-    for (SparkPlan leaf : scala.jdk.javaapi.CollectionConverters.asJava(plan.collectLeaves())) {
-      if (leaf instanceof FileSourceScanExec scan) {
-        rows += (Long) scan.metrics().apply("numOutputRows").value();
-      }
-    }
-    return rows;
+    return StepFixtures.scanMetric(query, "numOutputRows");
   }
 
   private static List<String> shuffledOrders(int version, String status) {

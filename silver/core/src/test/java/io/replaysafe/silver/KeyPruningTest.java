@@ -15,8 +15,6 @@ import java.util.Map;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
-import org.apache.spark.sql.execution.FileSourceScanExec;
-import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.ui.SQLAppStatusStore;
 import org.apache.spark.sql.execution.ui.SQLExecutionUIData;
 import org.apache.spark.sql.execution.ui.SQLPlanMetric;
@@ -84,15 +82,7 @@ class KeyPruningTest extends SparkTestBase {
 
   /** Runs {@code query}; the files its scans opened, after Delta's data skipping. */
   private static long filesRead(Dataset<Row> query) {
-    query.collectAsList();
-    long files = 0;
-    SparkPlan plan = query.queryExecution().executedPlan();
-    for (SparkPlan leaf : scala.jdk.javaapi.CollectionConverters.asJava(plan.collectLeaves())) {
-      if (leaf instanceof FileSourceScanExec scan) {
-        files += (Long) scan.metrics().apply("numFiles").value();
-      }
-    }
-    return files;
+    return StepFixtures.scanMetric(query, "numFiles");
   }
 
   /** Until Spark's status store has seen every event posted so far. */

@@ -6,6 +6,8 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.execution.FileSourceScanExec;
+import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.types.StructType;
 
 /** Bronze rows as the change feed hands them to silver, for tests that call one step directly. */
@@ -32,5 +34,22 @@ final class StepFixtures {
 
   static Dataset<Row> bronze(SparkSession spark, List<Row> rows) {
     return spark.createDataFrame(rows, StructType.fromDDL(BRONZE));
+  }
+
+  /**
+   * Runs {@code query}; the sum over its file scans of Spark's metric {@code metric} (such as
+   * {@code numFiles}, the files read after Delta's data skipping, or {@code numOutputRows}, the
+   * rows the reader returned after skipping pages).
+   */
+  static long scanMetric(Dataset<Row> query, String metric) {
+    query.collectAsList();
+    long sum = 0;
+    SparkPlan plan = query.queryExecution().executedPlan();
+    for (SparkPlan leaf : scala.jdk.javaapi.CollectionConverters.asJava(plan.collectLeaves())) {
+      if (leaf instanceof FileSourceScanExec scan) {
+        sum += (Long) scan.metrics().apply(metric).value();
+      }
+    }
+    return sum;
   }
 }
