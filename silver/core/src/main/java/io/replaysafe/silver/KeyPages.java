@@ -25,8 +25,12 @@ import org.apache.spark.sql.SparkSession;
  *
  * <p>The setting is the session's Hadoop-side key {@value #PAGE_ROWS}, which Spark copies into the
  * configuration of every write while it holds, including Delta's MERGE and OPTIMIZE and a streaming
- * query's session cloned from this one; {@link #close} unsets it, so bronze's files (read whole,
- * once) keep Parquet's default. A session whose deployment chose a page size keeps its own.
+ * query's session cloned from this one; {@link #close} unsets it, so what a scheduled bronze run
+ * writes (read whole, once) keeps Parquet's default. The setting is the session's, not a table's:
+ * in {@code run --continuous} bronze shares the session with a silver run that holds it for days,
+ * and {@code maintain} compacts bronze's tables under it too, so those bronze files get the small
+ * pages as well; only their page size differs. A session whose deployment chose a page size keeps
+ * its own.
  */
 public final class KeyPages implements AutoCloseable {
   static final String PAGE_ROWS = "parquet.page.row.count.limit";

@@ -106,7 +106,8 @@ public final class Maintain {
   }
 
   private List<TableResult> run(Map<String, String> tables, boolean optimize, Duration vacuum) {
-    // OPTIMIZE rewrites silver's files: in the small pages its runs write.
+    // OPTIMIZE rewrites silver's files: in the small pages its runs write (bronze's tables
+    // compacted here get them too; only the page size differs).
     try (KeyPages pages = KeyPages.apply(spark)) {
       return runEach(tables, optimize, vacuum);
     }
