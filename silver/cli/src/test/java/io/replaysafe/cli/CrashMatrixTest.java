@@ -60,7 +60,8 @@ class CrashMatrixTest extends SparkTestBase {
   static void assertConvergesWithRunBetween(Path dir, String scenario, String step, String point)
       throws Exception {
     Map<String, List<String>> expected =
-        CrashScenarios.faultFreeWithBetween(spark, dir, scenario, step);
+        CrashScenarios.faultFree(
+            spark, dir, scenario, step, true, CrashScenarios.rerunIsASecondCommand(step, point));
     CrashMatrix.Pipeline p =
         CrashMatrix.create(
             spark,
@@ -84,7 +85,9 @@ class CrashMatrixTest extends SparkTestBase {
 
   private static void converges(Path dir, String scenario, String step, String point)
       throws Exception {
-    Map<String, List<String>> expected = CrashScenarios.faultFree(spark, dir, scenario);
+    Map<String, List<String>> expected =
+        CrashScenarios.faultFree(
+            spark, dir, scenario, step, false, CrashScenarios.rerunIsASecondCommand(step, point));
     CrashMatrix.Pipeline p =
         CrashMatrix.create(
             spark, dir.resolve(scenario + "-" + point), CrashScenarios.silverYaml(scenario));

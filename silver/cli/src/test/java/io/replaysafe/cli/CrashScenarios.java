@@ -106,7 +106,8 @@ final class CrashScenarios {
           new Step(
               "repair",
               List.of(),
-              p -> List.of("repair", "--config", p.file().toString(), "--keys", "1,2")));
+              p -> List.of("repair", "--config", p.file().toString(), "--keys", "1,2"),
+              CrashScenarios::loseTheUpdateOfKey1));
     }
     steps.add(
         new Step(
@@ -163,6 +164,92 @@ final class CrashScenarios {
       }
     }
     throw new IllegalArgumentException(name);
+  }
+
+  /**
+   * A lost update, as seed 003's stale totals: silver holds key 1 as delivery 1 left it (version
+   * 10, "Created") though bronze holds version 11. The repair of keys 1 and 2 then has a row to
+   * change (key 2 is already right), so it reaches {@code silver-after-merge}; without this it
+   * changed nothing, wrote no MERGE and never reached that point.
+   */
+  private static void loseTheUpdateOfKey1(Pipeline p) {
+    String silver = p.dir().resolve("silver").toString();
+    long version = 0;
+    while (p.spark()
+        .read()
+        .format("delta")
+        .option("versionAsOf", version)
+        .load(silver)
+        .where("order_id = 1")
+        .isEmpty()) {
+      version++;
+    }
+    p.spark()
+        .read()
+        .format("delta")
+        .option("versionAsOf", version)
+        .load(silver)
+        .where("order_id = 1")
+        .createOrReplaceTempView("key_1_as_first_applied");
+    io.delta.tables.DeltaTable.forPath(p.spark(), silver)
+        .as("t")
+        .merge(p.spark().table("key_1_as_first_applied").as("s"), "t.order_id = s.order_id")
+        .whenMatched()
+        .updateAll()
+        .execute();
+  }
+
+  /**
+   * Whether a crash at {@code point} during {@code step} comes after the command finished: a repair
+   * killed after its run-log row has repaired its keys, so its rerun is a second repair (of keys
+   * that are now right: it changes nothing and logs a second row). Its fault-free counterpart runs
+   * the step twice ({@link #faultFreeWithRerun}).
+   */
+  static boolean rerunIsASecondCommand(String step, String point) {
+    return "repair".equals(step)
+        && io.replaysafe.common.CrashPoints.SILVER_AFTER_RUN_LOG.equals(point);
+  }
+
+  /**
+   * The tables of the scenario without faults, with {@link #RUN_BETWEEN} before {@code step} when
+   * {@code between}; when {@code twice}, {@code step} runs a second time (without its arrival)
+   * right after itself, or after the run between.
+   */
+  static synchronized Map<String, List<String>> faultFree(
+      SparkSession spark, Path dir, String scenario, String step, boolean between, boolean twice)
+      throws IOException {
+    if (!between && !twice) {
+      return faultFree(spark, dir, scenario);
+    }
+    if (between && !twice) {
+      return faultFreeWithBetween(spark, dir, scenario, step);
+    }
+    String key = scenario + (between ? " with a run and" : " with") + " a rerun of " + step;
+    Map<String, List<String>> cached = FAULT_FREE.get(key);
+    if (cached == null) {
+      List<Step> steps = steps(scenario);
+      int index = stepIndex(scenario, step);
+      Step original = steps.get(index);
+      // The crashed command finished, then the run between came, then the rerun: in that order.
+      steps =
+          CrashMatrix.withBetween(steps, index + 1, new Step(step, List.of(), original.command()));
+      if (between) {
+        steps = CrashMatrix.withBetween(steps, index + 1, RUN_BETWEEN);
+      }
+      Pipeline p =
+          CrashMatrix.create(
+              spark,
+              dir.resolve(
+                  "fault-free-"
+                      + scenario
+                      + (between ? "-between" : "")
+                      + "-twice-"
+                      + step.replace(' ', '-')),
+              silverYaml(scenario));
+      cached = CrashMatrix.faultFree(p, steps);
+      FAULT_FREE.put(key, cached);
+    }
+    return cached;
   }
 
   private static List<String> run(Pipeline p) {
