@@ -43,19 +43,21 @@ class NewFilesS3RequestsTest extends SparkTestBase {
   /**
    * A listing run's requests to the lake bucket with NEW_FILES new files, in a JVM that ran bronze
    * on the pipeline before (Delta's logs already loaded): measured, and pinned so that a change
-   * that adds one is seen. See theFileStateIsWrittenInTwoCommitsWithoutReadingItsLog.
+   * that adds one is seen. See theFileStateIsWrittenInTwoCommitsWithoutReadingItsLog. 56 until
+   * 2026-12-06, when the three commits' checksums stopped costing a HEAD each.
    */
-  private static final int LAKE_REQUESTS = 56;
+  private static final int LAKE_REQUESTS = 54;
 
   /**
    * Of those, the file state's: its look (a LIST of its log, its one data file's HEAD and GET); the
    * plan (one data file written on the driver: a PUT alone, its size known as it was written; the
-   * commit: HEAD, PUT and HEAD; its checksum: HEAD and PUT); the mark, which reads the files it
+   * commit: HEAD, PUT and HEAD; its checksum: a PUT alone); the mark, which reads the files it
    * rewrites (this run's plan, a HEAD and a GET; the previous run's compacted file, which the look
    * just read, costs nothing more) and writes one as the plan does, with its commit and checksum.
-   * Written by Spark, each data file cost two HEADs more (23 requests until 2026-12-05).
+   * Written by Spark, each data file cost two HEADs more (23 requests until 2026-12-05); each
+   * checksum cost a HEAD more until 2026-12-06 (17).
    */
-  private static final int FILE_STATE_REQUESTS = 17;
+  private static final int FILE_STATE_REQUESTS = 16;
 
   private static EmbeddedS3Server server;
   private static FaultyS3Proxy proxy;

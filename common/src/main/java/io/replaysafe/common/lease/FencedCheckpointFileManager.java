@@ -281,7 +281,9 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
       // also ask for a directory of that name (a LIST), which no checkpoint or log file has.
       // A file of a listed log is known without asking.
       boolean knownLog = known != null && known.listed() && root.equals(path.getParent());
-      if (!overwriteIfPossible && (knownLog ? known.contains(path) : isFile(path))) {
+      if (!overwriteIfPossible
+          && !isDeltaChecksum(path)
+          && (knownLog ? known.contains(path) : isFile(path))) {
         throw new FileAlreadyExistsException(path + " already exists");
       }
       FSDataOutputStream out = DirectPut.create(abortable, path);
@@ -292,6 +294,22 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
       // the same batch by its FileAlreadyExistsException.
       throw sneaky(e);
     }
+  }
+
+  private static final java.util.regex.Pattern CHECKSUM =
+      java.util.regex.Pattern.compile("\\d{20}\\.crc");
+
+  /**
+   * Delta's checksum of a version ({@code _delta_log/N.crc}), which Delta writes here after its
+   * commit, asking not to overwrite. It needs no probe (one HEAD per commit on S3): only the writer
+   * whose {@code N.json} won the put-if-absent writes {@code N.crc}, its content is a function of
+   * the version, and Delta only warns when the write fails.
+   */
+  private static boolean isDeltaChecksum(Path path) {
+    Path parent = path.getParent();
+    return parent != null
+        && "_delta_log".equals(parent.getName())
+        && CHECKSUM.matcher(path.getName()).matches();
   }
 
   @SuppressWarnings("unchecked")

@@ -135,14 +135,24 @@ public final class FencedLogStore extends LogStore {
     };
   }
 
+  /** One per JVM: the log stores Delta makes per table and session all share what was listed. */
+  private static final ListedLogReads LISTED = new ListedLogReads();
+
   @Override
   public CloseableIterator<String> read(Path path, Configuration conf) throws IOException {
+    if (isS3(path)) {
+      CloseableIterator<String> listed = LISTED.read(path, conf);
+      if (listed != null) {
+        return listed;
+      }
+    }
     return delegate(path).read(path, conf);
   }
 
   @Override
   public Iterator<FileStatus> listFrom(Path path, Configuration conf) throws IOException {
-    return delegate(path).listFrom(path, conf);
+    Iterator<FileStatus> listing = delegate(path).listFrom(path, conf);
+    return isS3(path) ? LISTED.remember(listing) : listing;
   }
 
   @Override
