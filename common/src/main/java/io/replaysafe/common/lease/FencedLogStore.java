@@ -58,10 +58,26 @@ public final class FencedLogStore extends LogStore {
     if (writer.isPresent() && COMMIT.matcher(path.getName()).matches()) {
       written = withWriter(actions, writer.get());
     }
+    FrozenListings.written(path, conf);
     if (isS3(path)) {
       writeS3(path, written, overwrite, conf);
     } else {
       delegate(path).write(path, written, overwrite, conf);
+    }
+  }
+
+  /**
+   * Lists the Delta log of the table at {@code tablePath} once until the returned scope closes (see
+   * {@link FrozenListings}): for a reader that knows nobody writes that table meanwhile, as
+   * silver's scheduled query knows of bronze under the pipeline's lease. Without effect where the
+   * deployment chose a log store of its own.
+   */
+  public static FrozenListings.Scope freezeListing(String tablePath, Configuration conf) {
+    Path log = new Path(tablePath, "_delta_log");
+    try {
+      return FrozenListings.freeze(FrozenListings.logDir(new Path(log, "x"), conf));
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException("Cannot resolve " + log, e);
     }
   }
 
@@ -151,7 +167,8 @@ public final class FencedLogStore extends LogStore {
 
   @Override
   public Iterator<FileStatus> listFrom(Path path, Configuration conf) throws IOException {
-    Iterator<FileStatus> listing = delegate(path).listFrom(path, conf);
+    Iterator<FileStatus> listing =
+        FrozenListings.listFrom(path, conf, from -> delegate(from).listFrom(from, conf));
     return isS3(path) ? LISTED.remember(listing) : listing;
   }
 

@@ -125,6 +125,35 @@ public final class DeltaTables {
   }
 
   /**
+   * The Delta table at {@code path} for a MERGE, DELETE or RESTORE: what {@code
+   * DeltaTable.forPath(spark, path)} gives, without its two searches for the table's root (its own
+   * check that a table is there, then its reader's: on S3A a HEAD and a LIST of {@code _delta_log}
+   * each, 8 requests per silver batch for silver and its tombstones). The table's DataFrame is
+   * {@link #read}'s; Delta's commands follow the log to its latest version when they run, as they
+   * do for a table {@code forPath} made. Where there is no table, or Delta's internals differ, it
+   * is {@code forPath}, errors included.
+   */
+  public static DeltaTable table(SparkSession spark, String path) {
+    Optional<Snapshot> snapshot = snapshot(spark, path);
+    if (snapshot.isPresent()) {
+      try {
+        return new DeltaTable(
+            dataFrame(spark, snapshot.get()),
+            org.apache.spark.sql.delta.catalog.DeltaTableV2.apply(
+                spark,
+                new Path(path),
+                scala.Option.empty(),
+                scala.Option.empty(),
+                scala.collection.immutable.Map$.MODULE$.<String, String>empty(),
+                scala.Option.empty()));
+      } catch (LinkageError otherDelta) {
+        // As in readSmall: another build of Delta may lack these internals.
+      }
+    }
+    return DeltaTable.forPath(spark, path);
+  }
+
+  /**
    * The DataFrame Delta's reader makes of a path-addressed table once it found its root: the log's
    * relation at {@code snapshot}, with no partition filter, catalog table or time travel.
    */

@@ -183,7 +183,7 @@ public final class SilverJob {
               newRows.get(),
               InterpretedMode.maxRows());
         }
-        reports = stream(processor, purge, compact, bronze, processed, start, unread);
+        reports = streamOverBronze(processor, purge, compact, bronze, processed, start, unread);
       }
       if (continuous == null && !reports.isEmpty()) {
         // After the run's last checkpoint commit, under the lease the command holds: the small
@@ -204,6 +204,30 @@ public final class SilverJob {
             (System.nanoTime() - started) / 1e9);
     LOG.info("{}", result.summary());
     return result;
+  }
+
+  /**
+   * {@link #stream}, with bronze's log listed once for a scheduled run: bronze cannot change while
+   * the run holds the pipeline's lease and bronze's own query (in a {@code run}) has finished, and
+   * Delta's streaming source otherwise lists it again at every step (17 LISTs on S3 in a fresh run
+   * with one batch). A continuous query reads a bronze that grows beside it.
+   */
+  private List<BatchReport> streamOverBronze(
+      SilverBatchProcessor processor,
+      Runnable purge,
+      Runnable compact,
+      Snapshot bronzeSnapshot,
+      OptionalLong processed,
+      BronzeRetention.Start start,
+      Optional<BronzeCommits> unread) {
+    if (continuous != null) {
+      return stream(processor, purge, compact, bronzeSnapshot, processed, start, unread);
+    }
+    try (var frozen =
+        io.replaysafe.common.lease.FencedLogStore.freezeListing(
+            config.bronze().path(), spark.sessionState().newHadoopConf())) {
+      return stream(processor, purge, compact, bronzeSnapshot, processed, start, unread);
+    }
   }
 
   /** The availableNow query over bronze; the reports of the batches it ran. */

@@ -106,19 +106,19 @@ public final class SilverTables {
   }
 
   public DeltaTable eventsTable() {
-    return DeltaTable.forPath(spark, contract.eventsPath());
+    return DeltaTables.table(spark, contract.eventsPath());
   }
 
   public DeltaTable silverTable() {
-    return DeltaTable.forPath(spark, contract.silver().path());
+    return DeltaTables.table(spark, contract.silver().path());
   }
 
   public DeltaTable tombstoneTable() {
-    return DeltaTable.forPath(spark, contract.tombstonePath());
+    return DeltaTables.table(spark, contract.tombstonePath());
   }
 
   public DeltaTable quarantineTable() {
-    return DeltaTable.forPath(spark, contract.silver().quarantinePath());
+    return DeltaTables.table(spark, contract.silver().quarantinePath());
   }
 
   public String runsPath() {

@@ -125,6 +125,42 @@ class FencedLogStoreS3Test {
   }
 
   @Test
+  void aFrozenLogIsListedOnceUntilThisStoreWritesToIt() throws Exception {
+    FencedLogStore store = new FencedLogStore(conf);
+    Path table = new Path("s3a://lake/frozen");
+    Path log = new Path(table, "_delta_log");
+    store.write(commit(log, 0), List.of("{\"v\":0}").iterator(), false, conf);
+    try (FrozenListings.Scope frozen = FencedLogStore.freezeListing(table.toString(), conf)) {
+      proxy.resetCounts();
+      assertThat(list(store, log)).containsExactly("00000000000000000000.json");
+      assertThat(list(store, log)).containsExactly("00000000000000000000.json");
+      List<String> fromOne = new ArrayList<>();
+      store
+          .listFrom(commit(log, 1), conf)
+          .forEachRemaining(f -> fromOne.add(f.getPath().getName()));
+      assertThat(fromOne).isEmpty();
+      assertThat(proxy.requestsByKind()).containsEntry("LIST", 1L);
+
+      // Written by another process (none may while the lease is held): not seen while frozen.
+      try (var out = log.getFileSystem(conf).create(commit(log, 1))) {
+        out.write("{\"v\":1}\n".getBytes(StandardCharsets.UTF_8));
+      }
+      assertThat(list(store, log)).containsExactly("00000000000000000000.json");
+      // Written through this store: listed again.
+      store.write(commit(log, 2), List.of("{\"v\":2}").iterator(), false, conf);
+      assertThat(list(store, log))
+          .containsExactly(
+              "00000000000000000000.json",
+              "00000000000000000001.json",
+              "00000000000000000002.json");
+    }
+    proxy.resetCounts();
+    list(store, log);
+    list(store, log);
+    assertThat(proxy.requestsByKind()).as("thawed: each listing lists").containsEntry("LIST", 2L);
+  }
+
+  @Test
   void aVersionsChecksumIsWrittenWithoutAProbe() throws Exception {
     Path log = new Path("s3a://lake/checksum/_delta_log");
     FencedCheckpointFileManager manager = new FencedCheckpointFileManager(log, conf);
