@@ -32,15 +32,7 @@ class FencedLogStoreS3Test {
   static void start() throws Exception {
     server = EmbeddedS3Server.start(0, List.of("lake"));
     proxy = new FaultyS3Proxy(server.endpoint());
-    conf = new Configuration();
-    conf.set("fs.s3a.endpoint", proxy.endpoint().toString());
-    conf.set("fs.s3a.endpoint.region", "us-east-1");
-    conf.setBoolean("fs.s3a.path.style.access", true);
-    conf.setBoolean("fs.s3a.connection.ssl.enabled", false);
-    conf.set("fs.s3a.access.key", server.credentials().accessKeyId());
-    conf.set("fs.s3a.secret.key", server.credentials().secretAccessKey());
-    conf.set(
-        "fs.s3a.aws.credentials.provider", "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+    conf = S3aTestConf.of(proxy.endpoint(), server.credentials());
     conf.setBoolean("fs.s3a.impl.disable.cache", true);
   }
 

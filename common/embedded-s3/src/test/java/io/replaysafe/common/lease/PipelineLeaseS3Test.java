@@ -13,16 +13,7 @@ class PipelineLeaseS3Test {
   @Test
   void twoRacingWritersOnTheEmbeddedEndpointExactlyOneWinsEachTime() throws Exception {
     try (EmbeddedS3Server server = EmbeddedS3Server.start(0, List.of("lake"))) {
-      Configuration conf = new Configuration();
-      conf.set("fs.s3a.endpoint", server.endpoint().toString());
-      conf.set("fs.s3a.endpoint.region", "us-east-1");
-      conf.setBoolean("fs.s3a.path.style.access", true);
-      conf.setBoolean("fs.s3a.connection.ssl.enabled", false);
-      conf.set("fs.s3a.access.key", server.credentials().accessKeyId());
-      conf.set("fs.s3a.secret.key", server.credentials().secretAccessKey());
-      conf.set(
-          "fs.s3a.aws.credentials.provider",
-          "org.apache.hadoop.fs.s3a.SimpleAWSCredentialsProvider");
+      Configuration conf = S3aTestConf.of(server.endpoint(), server.credentials());
       LeaseRace.race("s3a://lake/bronze/orders_lease", conf);
     }
   }
