@@ -9,6 +9,8 @@ import io.replaysafe.common.Columns;
 import io.replaysafe.common.CommitTags;
 import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.lease.FencedLogStore;
+import io.replaysafe.common.lease.FrozenListings;
 import io.replaysafe.common.spark.ContinuousTrigger;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.spark.InterpretedMode;
@@ -174,7 +176,8 @@ public final class SilverJob {
       // it starts: only a scheduled run of few new rows is interpreted.
       Optional<Long> newRows =
           continuous == null ? unread.flatMap(BronzeCommits::rowsAdded) : Optional.empty();
-      try (InterpretedMode mode = InterpretedMode.forNewRows(newRows, spark)) {
+      try (InterpretedMode mode = InterpretedMode.forNewRows(newRows, spark);
+          FrozenListings.Scope frozen = bronzeFrozenForScheduledRun()) {
         if (mode.interpreted()) {
           LOG.info(
               "silver {}: {} new bronze row(s), at most {}: Spark interprets this run's queries"
@@ -183,7 +186,7 @@ public final class SilverJob {
               newRows.get(),
               InterpretedMode.maxRows());
         }
-        reports = streamOverBronze(processor, purge, compact, bronze, processed, start, unread);
+        reports = stream(processor, purge, compact, bronze, processed, start, unread);
       }
       if (continuous == null && !reports.isEmpty()) {
         // After the run's last checkpoint commit, under the lease the command holds: the small
@@ -207,27 +210,16 @@ public final class SilverJob {
   }
 
   /**
-   * {@link #stream}, with bronze's log listed once for a scheduled run: bronze cannot change while
-   * the run holds the pipeline's lease and bronze's own query (in a {@code run}) has finished, and
+   * Bronze's log listed once while a scheduled run's query reads it: bronze cannot change while the
+   * run holds the pipeline's lease and bronze's own query (in a {@code run}) has finished, and
    * Delta's streaming source otherwise lists it again at every step (17 LISTs on S3 in a fresh run
-   * with one batch). A continuous query reads a bronze that grows beside it.
+   * with one batch). A continuous query reads a bronze that grows beside it: nothing is frozen.
    */
-  private List<BatchReport> streamOverBronze(
-      SilverBatchProcessor processor,
-      Runnable purge,
-      Runnable compact,
-      Snapshot bronzeSnapshot,
-      OptionalLong processed,
-      BronzeRetention.Start start,
-      Optional<BronzeCommits> unread) {
-    if (continuous != null) {
-      return stream(processor, purge, compact, bronzeSnapshot, processed, start, unread);
-    }
-    try (var frozen =
-        io.replaysafe.common.lease.FencedLogStore.freezeListing(
-            config.bronze().path(), spark.sessionState().newHadoopConf())) {
-      return stream(processor, purge, compact, bronzeSnapshot, processed, start, unread);
-    }
+  private FrozenListings.Scope bronzeFrozenForScheduledRun() {
+    return continuous != null
+        ? () -> {}
+        : FencedLogStore.freezeListing(
+            config.bronze().path(), spark.sessionState().newHadoopConf());
   }
 
   /** The availableNow query over bronze; the reports of the batches it ran. */
