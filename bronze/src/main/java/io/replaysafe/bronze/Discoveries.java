@@ -26,7 +26,11 @@ final class Discoveries {
     SourceConfig source = config.source();
     Configuration conf = spark.sparkContext().hadoopConfiguration();
     if (!source.notifications()) {
-      return new ListingDiscovery(conf, source.path(), source.options().sparkOptions());
+      return new ListingDiscovery(
+          conf,
+          source.path(),
+          source.options().sparkOptions(),
+          FileState.of(spark, config.bronze().checkpoint()));
     }
     // Its own class: the AWS SDK is loaded only in notification mode. A cluster that lists its
     // files (Spark alone, no SDK on the class path: SparkSubmitIT) never needs it.

@@ -26,6 +26,25 @@ interface FileDiscovery extends AutoCloseable {
     discover().forEach(each);
   }
 
+  /**
+   * The candidates the file state must decide, handed to {@code each} as {@link #discoverEach}
+   * hands them: by default all of them; a listing passes over the ranges of its listing it knows to
+   * be held already ({@link ListedRanges}). The file state's answer goes to {@link #notHeld}.
+   *
+   * @param state the file state's version that decides them
+   * @param byName whether files are known by name only ({@code fileNameOnly})
+   */
+  default void undecided(
+      FileState.Version state, boolean byName, Consumer<FileState.Discovered> each) {
+    discoverEach(each);
+  }
+
+  /**
+   * Which of the candidates {@link #undecided} handed on no planned batch holds (before {@code
+   * maxFileAge} drops any): every other one it handed on is held.
+   */
+  default void notHeld(List<FileState.Discovered> fresh) {}
+
   /** How a file this discovery found is recorded in the file state ({@code discovered_by}). */
   String kind(FileState.Discovered file);
 

@@ -83,16 +83,23 @@ public final class FileState {
   public record Discovered(String path, long size, long modifiedMs, String etag) {}
 
   private final SparkSession spark;
+  private final String checkpoint;
   private final String path;
 
-  private FileState(SparkSession spark, String path) {
+  private FileState(SparkSession spark, String checkpoint) {
     this.spark = spark;
-    this.path = path;
+    this.checkpoint = checkpoint;
+    this.path = new Path(checkpoint, DIRECTORY).toString();
   }
 
   /** The file state of the bronze checkpoint (which may not have one yet). */
   public static FileState of(SparkSession spark, String checkpoint) {
-    return new FileState(spark, new Path(checkpoint, DIRECTORY).toString());
+    return new FileState(spark, checkpoint);
+  }
+
+  /** The bronze checkpoint this file state is in. */
+  String checkpoint() {
+    return checkpoint;
   }
 
   public String path() {
@@ -129,6 +136,15 @@ public final class FileState {
    */
   Version latest() {
     return new Version(DeltaTables.snapshot(spark, path).orElse(null));
+  }
+
+  /**
+   * The table's id as this JVM last read or wrote it, asking the store nothing; empty when this JVM
+   * knows no version of it.
+   */
+  Optional<String> tableIdKnownHere() {
+    var known = DeltaLog.forTable(spark, path).unsafeVolatileSnapshot();
+    return known.version() < 0 ? Optional.empty() : Optional.of(known.metadata().id());
   }
 
   /** The table as it is, for {@code replaysafe files}. */
@@ -173,6 +189,11 @@ public final class FileState {
 
     boolean exists() {
       return snapshot != null;
+    }
+
+    /** The table's id (Delta's metadata id), or null when it does not exist. */
+    String tableId() {
+      return snapshot == null ? null : snapshot.metadata().id();
     }
 
     /** The rows, read on first use; empty before the table exists. */

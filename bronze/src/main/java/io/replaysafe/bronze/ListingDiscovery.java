@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.function.Consumer;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.EtagSource;
@@ -36,9 +37,25 @@ final class ListingDiscovery implements FileDiscovery {
   private final Path root;
   private final GlobFilter glob;
 
+  /** The ranges of a run's listings ({@link ListedRanges}); empty where nothing is recorded. */
+  private final Optional<ListedRanges> ranges;
+
+  private final Optional<FileState> state;
+
+  /** A listing that records nothing: every candidate is decided by the file state. */
   ListingDiscovery(Configuration conf, String path, Map<String, String> options) {
+    this(conf, path, options, null);
+  }
+
+  /**
+   * A run's listing, which passes over the ranges it recorded as held in {@code state}'s checkpoint
+   * ({@link ListedRanges}) and records them at the run's end.
+   */
+  ListingDiscovery(Configuration conf, String path, Map<String, String> options, FileState state) {
     this.conf = conf;
     this.root = new Path(path);
+    this.state = Optional.ofNullable(state);
+    this.ranges = state == null ? Optional.empty() : ListedRanges.of(conf, state.checkpoint());
     try {
       String pattern = options.get("pathGlobFilter");
       this.glob = pattern == null ? null : new GlobFilter(pattern);
@@ -55,6 +72,41 @@ final class ListingDiscovery implements FileDiscovery {
   @Override
   public void discoverEach(Consumer<FileState.Discovered> each) {
     list(conf, root, glob, each);
+  }
+
+  @Override
+  public void undecided(
+      FileState.Version version, boolean byName, Consumer<FileState.Discovered> each) {
+    if (ranges.isEmpty()) {
+      discoverEach(each);
+    } else {
+      ranges.get().undecided(this::discoverEach, version, byName, each);
+    }
+  }
+
+  @Override
+  public void notHeld(List<FileState.Discovered> fresh) {
+    ranges.ifPresent(r -> r.notHeld(fresh));
+  }
+
+  @Override
+  public void planned(long batch, List<String> plannedPaths, List<String> pendingPaths) {
+    ranges.ifPresent(r -> r.planned(batch, plannedPaths));
+  }
+
+  @Override
+  public void release(long batch) {
+    ranges.ifPresent(r -> r.release(batch));
+  }
+
+  @Override
+  public void committed(long lastCommitted) {
+    ranges.ifPresent(r -> r.committed(lastCommitted, state.get().tableIdKnownHere()));
+  }
+
+  /** What the run's latest listing passed over and handed on; empty without ranges. */
+  Optional<ListedRanges.Counts> lastListing() {
+    return ranges.flatMap(ListedRanges::lastListing);
   }
 
   @Override

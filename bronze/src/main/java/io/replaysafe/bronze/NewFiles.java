@@ -20,8 +20,13 @@ final class NewFiles {
       FileDiscovery discovery, long lastPlanned, FileState.Version state, BatchLimits limits) {
     // The candidates stream past a chunk at a time: only the new ones are kept, so a listing's
     // size does not decide the run's heap. They are ordered once all are known, as before.
+    // A listing passes over the ranges it knows to be held (ListedRanges), and learns the rest.
     List<FileState.Discovered> fresh =
-        state.notPlanned(discovery::discoverEach, lastPlanned, limits.byName());
+        state.notPlanned(
+            each -> discovery.undecided(state, limits.byName(), each),
+            lastPlanned,
+            limits.byName());
+    discovery.notHeld(fresh);
     if (limits.maxFileAgeMs() != null) {
       limits.dropTooOld(fresh, state.newestModification());
     }

@@ -33,6 +33,20 @@ final class TurnTakingDiscovery implements FileDiscovery {
   }
 
   @Override
+  public void undecided(
+      FileState.Version state,
+      boolean byName,
+      java.util.function.Consumer<FileState.Discovered> each) {
+    trigger.awaitTurn(LAYER);
+    discovery.undecided(state, byName, each);
+  }
+
+  @Override
+  public void notHeld(List<FileState.Discovered> fresh) {
+    discovery.notHeld(fresh);
+  }
+
+  @Override
   public String kind(FileState.Discovered file) {
     return discovery.kind(file);
   }

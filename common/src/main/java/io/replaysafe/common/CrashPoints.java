@@ -18,6 +18,7 @@ import org.apache.spark.sql.SparkSession;
  * #BRONZE_BEFORE_CHECKPOINT_COMMIT} (after the Delta commit, before the streaming checkpoint's
  * commit: with Delta's streaming sink nothing happens between the two), {@link
  * #BRONZE_AFTER_FILE_STATE_COMMIT} (the batches marked ingested), {@link
+ * #BRONZE_AFTER_LISTED_RANGES} (listing mode: the listing's settled ranges recorded), {@link
  * #BRONZE_AFTER_MESSAGES_DELETED} and {@link #BRONZE_AFTER_BACKFILL_RECORDED} (notification mode),
  * {@link #BRONZE_AFTER_CHECKPOINT_COMMIT} (bronze done, silver not started). Silver, in the order a
  * batch reaches them: {@link #SILVER_AFTER_QUARANTINE}, {@link #SILVER_AFTER_TRUNCATE_WATERMARK},
@@ -38,6 +39,9 @@ public final class CrashPoints {
 
   /** The run's batches committed and marked ingested in the file state; notifications kept. */
   public static final String BRONZE_AFTER_FILE_STATE_COMMIT = "bronze-after-file-state-commit";
+
+  /** Listing mode: the ranges of the run's listing that no run needs to look up again recorded. */
+  public static final String BRONZE_AFTER_LISTED_RANGES = "bronze-after-listed-ranges";
 
   /** Notification mode: the committed batches' messages deleted from the queue. */
   public static final String BRONZE_AFTER_MESSAGES_DELETED = "bronze-after-messages-deleted";
@@ -79,6 +83,7 @@ public final class CrashPoints {
           BRONZE_MID_WRITE,
           BRONZE_BEFORE_CHECKPOINT_COMMIT,
           BRONZE_AFTER_FILE_STATE_COMMIT,
+          BRONZE_AFTER_LISTED_RANGES,
           BRONZE_AFTER_MESSAGES_DELETED,
           BRONZE_AFTER_BACKFILL_RECORDED,
           BRONZE_AFTER_CHECKPOINT_COMMIT,

@@ -13,9 +13,13 @@ public final class Hashing {
     if (hexChars < 1 || hexChars > 64) {
       throw new IllegalArgumentException("A SHA-256 has 1 to 64 hex digits, not " + hexChars);
     }
+    return HexFormat.of().formatHex(sha256().digest(bytes)).substring(0, hexChars);
+  }
+
+  /** A new SHA-256 digest, for a caller that hashes many pieces. */
+  public static MessageDigest sha256() {
     try {
-      byte[] digest = MessageDigest.getInstance("SHA-256").digest(bytes);
-      return HexFormat.of().formatHex(digest).substring(0, hexChars);
+      return MessageDigest.getInstance("SHA-256");
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is part of every Java runtime", e);
     }

@@ -52,6 +52,14 @@ class CrashMatrixFullTest extends SparkTestBase {
                 CrashPoints.SILVER_AFTER_RUN_LOG,
                 CrashPoints.SILVER_BEFORE_CHECKPOINT_COMMIT)
             .map(point -> Arguments.of(scd2, delivery, point));
+    // The listing's ranges (issue 26): the children list with one file a range, so the third
+    // delivery's run is the first to record them, and the fourth's plans its new file into a range
+    // the record does not hold while every other range is passed over.
+    Stream<Arguments> listedRanges =
+        Stream.of(
+            Arguments.of(scd1, "delivery 3", CrashPoints.BRONZE_AFTER_LISTED_RANGES),
+            Arguments.of(scd1, "delivery 4", CrashPoints.BRONZE_AFTER_FILE_STATE_PLAN),
+            Arguments.of(scd1, "delivery 4", CrashPoints.BRONZE_AFTER_LISTED_RANGES));
     Stream<Arguments> operations =
         Stream.of(
             Arguments.of(scd1, "release", CrashPoints.SILVER_AFTER_MERGE),
@@ -71,7 +79,7 @@ class CrashMatrixFullTest extends SparkTestBase {
     // finds, e.g. 'quarantine-after-decision|bronze-' to rerun the cases that failed.
     java.util.regex.Pattern only =
         java.util.regex.Pattern.compile(System.getProperty("replaysafe.crashMatrix.only", ""));
-    return Stream.of(currentState, history, operations)
+    return Stream.of(listedRanges, currentState, history, operations)
         .flatMap(s -> s)
         .filter(a -> only.matcher(java.util.Arrays.toString(a.get())).find());
   }
