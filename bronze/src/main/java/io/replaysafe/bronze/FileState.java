@@ -347,7 +347,9 @@ public final class FileState {
    * 1,000 files (bench-discovery, 2026-12-04, load 21-75) for 26 MiB of heap. At 100,000 a prefix
    * of that size is one question, as before the listing was streamed, and a prefix of a million
    * files ten, with the heap bounded; past that size notifications (or {@code cleanSource: move})
-   * are the answer (bronze/README.md).
+   * are the answer (bronze/README.md). Since the listing's ranges ({@link ListedRanges}), a listing
+   * run hands on only the files of the ranges it does not know as held: the chunks fill only on the
+   * first run over a large prefix, or when most of it changed.
    */
   static final String LOOK_UP_CHUNK_PROPERTY = "replaysafe.bronze.fileStateLookUpChunk";
 

@@ -37,10 +37,10 @@ import org.slf4j.LoggerFactory;
  * range it fell into.
  *
  * <p>The ranges are cut by content, not by count: a file ends its range when the low bits of its
- * hash are zero (one file in {@link #rangeFiles()} on average), or when the range reaches twice
- * that many files. A file landing, or one gone, changes the one range it falls into, and the ranges
- * around it keep their digests. The cut follows the listing's order: S3's (by key) and a local
- * directory's (as the file system keeps it) do not change for the files already there.
+ * path's hash are zero (one file in {@link #rangeFiles()} on average), or when the range reaches
+ * twice that many files. A file landing, or one gone, changes the one range it falls into, and the
+ * ranges around it keep their digests. The cut follows the listing's order: S3's (by key) and a
+ * local directory's (as the file system keeps it) do not change for the files already there.
  *
  * <p>Why it cannot skip a new file: a digest is SHA-256 over the range's files (their path, size,
  * modification time and ETag), and is recorded only when each of those files was held by a batch up
@@ -185,9 +185,8 @@ final class ListedRanges {
       byte[] h = memberHash(member, f);
       range.update(h);
       open.add(f);
-      long first = ByteBuffer.wrap(h).getLong();
-      openHashes.add(first);
-      if ((first & cutMask) == 0 || open.size() >= maxFiles) {
+      openHashes.add(ByteBuffer.wrap(h).getLong());
+      if ((cutHash(f.path()) & cutMask) == 0 || open.size() >= maxFiles) {
         current.close(range, open, openHashes, known, each);
         range.update(SEED);
         range.update(seed);
@@ -299,6 +298,22 @@ final class ListedRanges {
 
   /** A listing's ranges, and the files passed over (in known ranges) and handed on to a lookup. */
   record Counts(int ranges, long passedOver, long handedOn) {}
+
+  /**
+   * Where ranges are cut: a hash of the path alone, so a file changed in place (its digest changes)
+   * leaves the cuts where they were. Not a secure hash, and need not be: a producer who names files
+   * so that none ends a range only makes ranges of {@code maxFiles}; what decides whether a range
+   * is known is its SHA-256.
+   */
+  private static int cutHash(String path) {
+    int h = path.hashCode(); // murmur3's finalizer spreads String's hash over the low bits
+    h ^= h >>> 16;
+    h *= 0x85ebca6b;
+    h ^= h >>> 13;
+    h *= 0xc2b2ae35;
+    h ^= h >>> 16;
+    return h;
+  }
 
   /** One file's hash: its path, size, modification time and ETag. */
   private static byte[] memberHash(MessageDigest member, FileState.Discovered f) {
