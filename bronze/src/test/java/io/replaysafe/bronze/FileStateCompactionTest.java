@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
  * the file state's fresh files, not the files grown past them, so its cost follows the new rows and
  * not the files ever ingested; a tier that fills up is merged into one file; no row is lost,
  * doubled or left unmarked on the way. Small tiers (4 KiB fresh, 3 files per tier) stand in for the
- * default 1 MiB and 16.
+ * default 64 KiB and 16.
  */
 class FileStateCompactionTest extends SparkTestBase {
   @TempDir Path dir;
