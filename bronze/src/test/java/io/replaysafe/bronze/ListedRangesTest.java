@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The listing's ranges (issue 26, {@link ListedRanges}): a run passes over the ranges of its
  * listing that a committed run recorded as held, and looks up only the rest. Here a range holds
- * four files on average, so forty files cross about ten ranges. What must hold: an idle look asks
+ * four files on average, so 200 files cross about fifty ranges. What must hold: an idle look asks
  * the file state about nothing; a new file is looked up with its range only and ingested once; a
  * file changed in place, a file too old for {@code maxFileAge}, a batch not committed, a record of
  * another file state or one cut short all lead back to the file state, never to a file skipped; and
@@ -38,6 +38,17 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ListedRangesTest extends SparkTestBase {
   private static final long T = 1_700_000_000_000L;
+
+  /** The files landed first: about fifty ranges of four. */
+  private static final int FILES = 200;
+
+  /**
+   * The most files a landed file can put back into the lookup: its range, and the ranges cut at
+   * eight files after it up to the next file that ends a range by its hash (one in four), which a
+   * landed file shifts. Forty files in a row none of which ends a range by its hash: about once in
+   * 100,000 landings ((3/4)^40).
+   */
+  private static final long DISTURBED = 40;
 
   @TempDir Path dir;
   private String rangeFilesBefore;
@@ -84,9 +95,9 @@ class ListedRangesTest extends SparkTestBase {
     Files.setLastModifiedTime(file, FileTime.fromMillis(modifiedMs));
   }
 
-  private void landForty() throws IOException {
-    for (int i = 0; i < 40; i++) {
-      land(String.format("d%d/f%02d.json", i % 3, i), i, T + i * 1_000L);
+  private void landMany() throws IOException {
+    for (int i = 0; i < FILES; i++) {
+      land(String.format("d%d/f%03d.json", i % 3, i), i, T + i * 1_000L);
     }
   }
 
@@ -133,56 +144,57 @@ class ListedRangesTest extends SparkTestBase {
   @Test
   void anIdleLookAsksNothingAndANewFileIsLookedUpWithItsRangeOnly() throws IOException {
     PipelineConfig config = config();
-    landForty();
-    assertThat(ingest(config)).isEqualTo(40);
+    landMany();
+    assertThat(ingest(config)).isEqualTo(FILES);
     assertThat(record(config)).exists();
 
     Look idle = look(config);
 
     assertThat(idle.fresh()).isEmpty();
-    assertThat(idle.counts().passedOver()).isEqualTo(40);
+    assertThat(idle.counts().passedOver()).isEqualTo(FILES);
     assertThat(idle.counts().handedOn()).isZero();
-    assertThat(idle.counts().ranges()).isGreaterThan(3);
+    assertThat(idle.counts().ranges()).isGreaterThan(20);
 
     land("d1/late.json", 99, T - 86_400_000L); // older than every file ingested
     Look one = look(config);
 
     assertThat(one.fresh()).containsExactly("late.json");
-    // The new file's range: at most twice the range's average, never the listing.
-    assertThat(one.counts().handedOn()).isBetween(1L, 8L);
-    assertThat(one.counts().passedOver()).isEqualTo(41 - one.counts().handedOn());
+    // The new file's range and the cuts it shifts, never the listing.
+    assertThat(one.counts().handedOn()).isBetween(1L, DISTURBED);
+    assertThat(one.counts().passedOver()).isEqualTo(FILES + 1 - one.counts().handedOn());
 
     assertThat(ingest(config)).isEqualTo(1);
-    assertThat(bronze(config)).hasSize(41).contains("late.json|99");
+    assertThat(bronze(config)).hasSize(FILES + 1).contains("late.json|99");
     Look after = look(config);
     assertThat(after.fresh()).isEmpty();
     assertThat(after.counts().handedOn()).isZero();
-    assertThat(after.counts().passedOver()).isEqualTo(41);
+    assertThat(after.counts().passedOver()).isEqualTo(FILES + 1);
   }
 
   @Test
   void aFileChangedInPlaceIsLookedUpAgainAndNotIngestedTwice() throws IOException {
     PipelineConfig config = config();
-    landForty();
+    landMany();
     ingest(config);
 
     // The same path, new content and modification time: its range's digest changes.
-    land("d2/f05.json", 500, T + 100_000L);
+    land("d2/f005.json", 500, T + 100_000L);
     Look changed = look(config);
 
+    // Cut on the path alone: the changed file's own range, at most eight files.
     assertThat(changed.counts().handedOn()).isBetween(1L, 8L);
     assertThat(changed.fresh()).as("the file state holds its path").isEmpty();
     assertThat(ingest(config)).isZero();
     // Looked up and found held: its range is settled, and the next look passes over it.
     assertThat(look(config).counts().handedOn()).isZero();
-    assertThat(bronze(config)).hasSize(40).doesNotContain("f05.json|500");
+    assertThat(bronze(config)).hasSize(FILES).doesNotContain("f005.json|500");
   }
 
   @Test
   void aFileTooOldForMaxFileAgeKeepsItsRangeLookedUp() throws IOException {
     PipelineConfig config = config("aged", "  options: {maxFileAge: \"1d\"}\n");
-    landForty();
-    assertThat(ingest(config)).isEqualTo(40);
+    landMany();
+    assertThat(ingest(config)).isEqualTo(FILES);
 
     land("d0/ancient.json", 77, T - 10L * 86_400_000L);
     assertThat(ingest(config)).as("too old: not ingested").isZero();
@@ -190,16 +202,16 @@ class ListedRangesTest extends SparkTestBase {
     // Dropped for its age, not held: its range is looked up again at every run.
     Look again = look(config);
     assertThat(again.fresh()).isEmpty(); // dropped again
-    assertThat(again.counts().handedOn()).isBetween(1L, 8L);
+    assertThat(again.counts().handedOn()).isBetween(1L, DISTURBED);
     ingest(config);
     assertThat(look(config).counts().handedOn()).isEqualTo(again.counts().handedOn());
-    assertThat(bronze(config)).hasSize(40);
+    assertThat(bronze(config)).hasSize(FILES);
   }
 
   @Test
   void aRangeWhoseNewFileIsInNoCommittedBatchIsNotRecorded() throws IOException {
     PipelineConfig config = config();
-    landForty();
+    landMany();
     ingest(config);
     land("d1/new.json", 41, T + 50_000L);
 
@@ -213,13 +225,13 @@ class ListedRangesTest extends SparkTestBase {
 
     Look next = look(config);
     assertThat(next.fresh()).containsExactly("new.json");
-    assertThat(next.counts().handedOn()).isBetween(1L, 8L);
+    assertThat(next.counts().handedOn()).isBetween(1L, DISTURBED);
   }
 
   @Test
   void aRecordOfAnotherFileStateOrCutShortIsNotUsed() throws IOException {
     PipelineConfig config = config();
-    landForty();
+    landMany();
     ingest(config);
     byte[] whole = Files.readAllBytes(record(config));
     ListedRanges.Record read = ListedRanges.parse(whole).orElseThrow();
@@ -228,7 +240,7 @@ class ListedRangesTest extends SparkTestBase {
     Files.write(record(config), ListedRanges.format("another-file-state", read.digests()));
     Look other = look(config);
     assertThat(other.counts().passedOver()).isZero();
-    assertThat(other.counts().handedOn()).isEqualTo(40);
+    assertThat(other.counts().handedOn()).isEqualTo(FILES);
     assertThat(other.fresh()).isEmpty();
 
     Files.write(record(config), Arrays.copyOf(whole, whole.length - 1));
@@ -241,7 +253,7 @@ class ListedRangesTest extends SparkTestBase {
     assertThat(ingest(config)).isZero();
     assertThat(ListedRanges.parse(Files.readAllBytes(record(config))).orElseThrow().tableId())
         .isEqualTo(read.tableId());
-    assertThat(look(config).counts().passedOver()).isEqualTo(40);
+    assertThat(look(config).counts().passedOver()).isEqualTo(FILES);
   }
 
   @Test
