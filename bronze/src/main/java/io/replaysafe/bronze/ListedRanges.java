@@ -258,7 +258,8 @@ final class ListedRanges {
    * listing passes over the ranges settled by then. Nothing is written.
    */
   void release(long lastCommitted) {
-    if (listing != null) {
+    // A small listing cut no ranges: what is known stands for the next large one.
+    if (listing != null && listing.listed) {
       known = listing.settled(lastCommitted);
     }
   }
