@@ -73,8 +73,8 @@ final class ListedRanges {
   static final int RANGE_FILES_DEFAULT = 256;
 
   private static final int MAGIC = 0x52534c52; // "RSLR"
-  private static final int FORMAT = 1;
-  private static final byte[] SEED = "replaysafe listed range v1".getBytes(StandardCharsets.UTF_8);
+  private static final int FORMAT = 2;
+  private static final byte[] SEED = "replaysafe listed range v2".getBytes(StandardCharsets.UTF_8);
 
   private final Configuration conf;
   private final Path file;
@@ -168,9 +168,8 @@ final class ListedRanges {
     private final byte seed;
     private final Consumer<FileState.Discovered> each;
     private final MessageDigest range = Hashing.sha256();
-    private final MessageDigest member = Hashing.sha256();
+    private final ByteBuffer numbers = ByteBuffer.allocate(24);
     private final List<FileState.Discovered> open = new ArrayList<>();
-    private final LongList openHashes = new LongList();
 
     Cutter(Listing current, boolean byName, Consumer<FileState.Discovered> each) {
       this.current = current;
@@ -182,12 +181,10 @@ final class ListedRanges {
 
     @Override
     public void accept(FileState.Discovered f) {
-      byte[] h = memberHash(member, f);
-      range.update(h);
+      digest(range, numbers, f);
       open.add(f);
-      openHashes.add(ByteBuffer.wrap(h).getLong());
       if ((cutHash(f.path()) & cutMask) == 0 || open.size() >= maxFiles) {
-        current.close(range, open, openHashes, known, each);
+        current.close(range, open, known, each);
         range.update(SEED);
         range.update(seed);
       }
@@ -195,7 +192,7 @@ final class ListedRanges {
 
     void end() {
       if (!open.isEmpty()) {
-        current.close(range, open, openHashes, known, each);
+        current.close(range, open, known, each);
       }
     }
   }
@@ -210,10 +207,9 @@ final class ListedRanges {
     if (current == null || !current.listed || current.decided) {
       return;
     }
-    MessageDigest member = Hashing.sha256();
     Map<Long, List<String>> freshByHash = new HashMap<>();
     for (FileState.Discovered f : fresh) {
-      long first = ByteBuffer.wrap(memberHash(member, f)).getLong();
+      long first = memberHash(f);
       freshByHash.computeIfAbsent(first, k -> new ArrayList<>(1)).add(f.path());
       current.plannedIn.put(f.path(), -1L);
     }
@@ -316,15 +312,40 @@ final class ListedRanges {
     return h;
   }
 
-  /** One file's hash: its path, size, modification time and ETag. */
-  private static byte[] memberHash(MessageDigest member, FileState.Discovered f) {
-    member.update(f.path().getBytes(StandardCharsets.UTF_8));
-    member.update((byte) 0);
-    member.update(ByteBuffer.allocate(16).putLong(f.size()).putLong(f.modifiedMs()).array());
-    if (f.etag() != null) {
-      member.update(f.etag().getBytes(StandardCharsets.UTF_8));
+  /**
+   * Adds one file to a range's digest: its path, size, modification time and ETag, each path and
+   * ETag preceded by its length, so that no two lists of files give the same bytes. One SHA-256
+   * over the range, not one per file: a listed file costs its bytes' hashing and nothing more.
+   */
+  private static void digest(MessageDigest range, ByteBuffer numbers, FileState.Discovered f) {
+    byte[] path = f.path().getBytes(StandardCharsets.UTF_8);
+    byte[] etag = f.etag() == null ? null : f.etag().getBytes(StandardCharsets.UTF_8);
+    numbers.clear();
+    numbers.putInt(path.length);
+    range.update(numbers.array(), 0, 4);
+    range.update(path);
+    numbers.clear();
+    numbers.putLong(f.size()).putLong(f.modifiedMs()).putInt(etag == null ? -1 : etag.length);
+    range.update(numbers.array(), 0, 20);
+    if (etag != null) {
+      range.update(etag);
     }
-    return member.digest();
+  }
+
+  /**
+   * A 64-bit hash of a file handed on to the file state, to find the range of each file it found
+   * not held. Not a secure hash, and need not be: files that share one put each other's range among
+   * those not settled (more lookups the next run), never the reverse.
+   */
+  private static long memberHash(FileState.Discovered f) {
+    long h = f.path().hashCode();
+    h = h * 0x9E3779B97F4A7C15L + f.size();
+    h = h * 0x9E3779B97F4A7C15L + f.modifiedMs();
+    h = h * 0x9E3779B97F4A7C15L + (f.etag() == null ? 0 : f.etag().hashCode());
+    h ^= h >>> 33;
+    h *= 0xff51afd7ed558ccdL;
+    h ^= h >>> 33;
+    return h;
   }
 
   /** Reads the record once; a record of another file state, or not whole, is known as nothing. */
@@ -376,6 +397,20 @@ final class ListedRanges {
       return Optional.empty();
     }
     Optional<Record> parsed = parse(bytes);
+    ByteBuffer head = ByteBuffer.wrap(bytes);
+    if (parsed.isEmpty()
+        && bytes.length >= 8
+        && head.getInt() == MAGIC
+        && head.getInt() != FORMAT) {
+      // Format 1 (before one digest per range) hashed each file apart: its digests match none.
+      LOG.info(
+          "The listed ranges at {} are of format {}, not {}: every file is looked up once, and the"
+              + " ranges are recorded anew",
+          file,
+          head.getInt(4),
+          FORMAT);
+      return parsed;
+    }
     if (parsed.isEmpty()) {
       LOG.warn("The listed ranges at {} are not whole (a write cut short?): ignored", file);
     }
@@ -469,7 +504,7 @@ final class ListedRanges {
     /** The digests of the ranges handed on, two longs per range, by range number. */
     private final LongList unknown = new LongList();
 
-    /** Each handed-on file's hash (its first 64 bits) and range number, until decided. */
+    /** Each handed-on file's {@link #memberHash} and range number, until decided. */
     private LongList memberHashes = new LongList();
 
     private IntList memberRanges = new IntList();
@@ -494,7 +529,6 @@ final class ListedRanges {
     void close(
         MessageDigest range,
         List<FileState.Discovered> open,
-        LongList openHashes,
         Digests known,
         Consumer<FileState.Discovered> each) {
       ByteBuffer d = ByteBuffer.wrap(range.digest());
@@ -509,8 +543,8 @@ final class ListedRanges {
         int number = unknown.size() / 2;
         unknown.add(high);
         unknown.add(low);
-        for (int i = 0; i < open.size(); i++) {
-          memberHashes.add(openHashes.get(i));
+        for (FileState.Discovered f : open) {
+          memberHashes.add(memberHash(f));
           memberRanges.add(number);
         }
         handedOn += open.size();
@@ -519,7 +553,6 @@ final class ListedRanges {
         }
       }
       open.clear();
-      openHashes.clear();
     }
 
     /**

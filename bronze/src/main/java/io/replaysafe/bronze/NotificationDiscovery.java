@@ -231,7 +231,7 @@ final class NotificationDiscovery implements FileDiscovery {
     Path file = new Path(root.toUri().getScheme() + "://" + bucket + "/" + key);
     String uri = file.toUri().toString();
     if (!uri.startsWith(prefix)
-        || !ListingDiscovery.counts(file, root.depth())
+        || !ListingDiscovery.counts(file.toUri().getPath(), root.depth())
         || !ListingDiscovery.matches(glob, file)) {
       outsideSource++;
       return Optional.empty();

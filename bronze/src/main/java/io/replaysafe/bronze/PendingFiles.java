@@ -65,11 +65,13 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
     SourceConfig source = config.source();
     Map<String, String> options = source.options().sparkOptions();
     Configuration conf = spark.sparkContext().hadoopConfiguration();
-    ListingDiscovery listing = new ListingDiscovery(conf, source.path(), options);
     long[] listed = {0};
     BatchLimits limits = BatchLimits.of(options);
     String checkpoint = config.bronze().checkpoint();
     FileState state = FileState.of(spark, checkpoint);
+    // With the file state, the listing passes over the ranges a run recorded as held, as the next
+    // run's does (ListedRanges); it reads that record and never writes it.
+    ListingDiscovery listing = new ListingDiscovery(conf, source.path(), options, state);
     List<FileState.Discovered> fresh;
     OptionalLong newestSeen;
     try {
@@ -77,18 +79,21 @@ public record PendingFiles(List<PendingFile> files, long alreadyIngested, long t
       long lastCommitted = FileSourceLog.lastCommittedBatch(conf, checkpoint).orElse(-1);
       if (state.exists()) {
         // The listing streams past the file state a chunk at a time, as a run's does.
+        FileState.Version version = state.latest();
         fresh =
-            state
-                .latest()
-                .notPlanned(
-                    each ->
-                        listing.discoverEach(
-                            f -> {
-                              listed[0]++;
-                              each.accept(f);
-                            }),
-                    lastCommitted,
-                    limits.byName());
+            version.notPlanned(
+                each ->
+                    listing.undecided(
+                        version,
+                        limits.byName(),
+                        f -> {
+                          listed[0]++;
+                          each.accept(f);
+                        }),
+                lastCommitted,
+                limits.byName());
+        // What the listing passed over is listed too, and held.
+        listed[0] += listing.lastListing().map(ListedRanges.Counts::passedOver).orElse(0L);
         newestSeen =
             limits.maxFileAgeMs() == null ? OptionalLong.empty() : state.newestModification();
       } else {

@@ -175,31 +175,92 @@ class ListingChunksTest extends SparkTestBase {
             "b.json|ingested|3");
   }
 
+  /**
+   * Plain names are named without Hadoop's {@link org.apache.hadoop.fs.Path} after a directory's
+   * first ({@link ListingDiscovery#plain}): every name, plain or not, at any depth and under a root
+   * written any way, must be named exactly as Hadoop's listing names it, with its size and time.
+   */
   @Test
   void theLocalListingNamesFilesAsHadoopsListingDoes() throws IOException {
     long t = 1_700_000_000_000L;
     List<String> names =
         List.of(
-            "plain.json", "a b.json", "c:d.json", "pct%41.json", "h#1.json", "\u00e9t\u00e9.json");
-    for (int i = 0; i < names.size(); i++) {
-      land("x/" + names.get(i), i, t + i);
+            "plain.json",
+            "a b.json",
+            "c:d.json",
+            "pct%41.json",
+            "h#1.json",
+            "\u00e9t\u00e9.json",
+            "part-00001.json",
+            "x=1.json",
+            "UPPER_lower-09.JSON",
+            "q?.json",
+            "plus+sign.json",
+            "tilde~.json");
+    List<String> dirs = List.of("x", "date=2026-12-06/hour=07", "odd dir/inner", "d\u00e9j\u00e0");
+    int i = 0;
+    for (String d : dirs) {
+      for (String name : names) {
+        land(d + "/" + name, i, t + 7 * i + 3);
+        i++;
+      }
     }
+    Path linked = dir.resolve("elsewhere.json");
+    Files.writeString(linked, "{}\n");
+    Files.createSymbolicLink(dir.resolve("landing/x/link.json"), linked);
+    Files.createSymbolicLink(dir.resolve("landing/x/dangling.json"), dir.resolve("gone.json"));
+    Files.setLastModifiedTime(dir.resolve("landing/x/plain.json"), FileTime.fromMillis(t + 999));
+
     org.apache.hadoop.fs.Path root =
         new org.apache.hadoop.fs.Path(dir.resolve("landing").toString());
     FileSystem fs = root.getFileSystem(spark.sparkContext().hadoopConfiguration());
     List<String> hadoop = new ArrayList<>();
-    for (FileStatus d : fs.listStatus(root)) {
-      for (FileStatus f : fs.listStatus(d.getPath())) {
-        hadoop.add(f.getPath().toUri() + "|" + f.getLen() + "|" + f.getModificationTime());
+    hadoopListing(fs, root, hadoop);
+    assertThat(hadoop).hasSize(dirs.size() * names.size() + 1);
+
+    for (String written :
+        List.of(
+            dir.resolve("landing").toString(),
+            dir.resolve("landing") + "/",
+            dir.resolve("landing").toUri().toString(),
+            "file://" + dir.resolve("landing"))) {
+      List<String> listed =
+          ListingDiscovery.list(
+                  spark.sparkContext().hadoopConfiguration(),
+                  new org.apache.hadoop.fs.Path(written),
+                  null)
+              .stream()
+              .map(f -> f.path() + "|" + f.size() + "|" + f.modifiedMs())
+              .toList();
+      assertThat(listed).as(written).containsExactlyInAnyOrderElementsOf(hadoop);
+      assertThat(Arrays.asList(listed.toArray())).allMatch(p -> ((String) p).startsWith("file:/"));
+    }
+  }
+
+  /** The names Spark skips decide below the root only, at any depth, read from the path alone. */
+  @Test
+  void aFileCountsUnlessANameBelowTheRootIsOneSparkSkips() {
+    int root = new org.apache.hadoop.fs.Path("s3a://b/_landing/in").depth();
+    assertThat(ListingDiscovery.counts("/_landing/in/f.json", root)).isTrue();
+    assertThat(ListingDiscovery.counts("/_landing/in/date=2026-12-06/f.json", root)).isTrue();
+    assertThat(ListingDiscovery.counts("/_landing/in/_date=1/f.json", root)).isTrue();
+    assertThat(ListingDiscovery.counts("/_landing/in/_temporary/0/f.json", root)).isFalse();
+    assertThat(ListingDiscovery.counts("/_landing/in/a/.hidden/f.json", root)).isFalse();
+    assertThat(ListingDiscovery.counts("/_landing/in/a/.f.json", root)).isFalse();
+    assertThat(ListingDiscovery.counts("/_landing/in/f.json._COPYING_", root)).isFalse();
+    assertThat(ListingDiscovery.counts("/_landing/in/_SUCCESS", root)).isFalse();
+    assertThat(ListingDiscovery.counts("/_landing/in/_metadata", root)).isTrue();
+  }
+
+  /** Hadoop's own listing, directory by directory, each file as {@code path|size|time}. */
+  private static void hadoopListing(FileSystem fs, org.apache.hadoop.fs.Path at, List<String> into)
+      throws IOException {
+    for (FileStatus f : fs.listStatus(at)) {
+      if (f.isDirectory()) {
+        hadoopListing(fs, f.getPath(), into);
+      } else {
+        into.add(f.getPath().toUri() + "|" + f.getLen() + "|" + f.getModificationTime());
       }
     }
-
-    List<String> listed =
-        ListingDiscovery.list(spark.sparkContext().hadoopConfiguration(), root, null).stream()
-            .map(f -> f.path() + "|" + f.size() + "|" + f.modifiedMs())
-            .toList();
-
-    assertThat(listed).hasSize(names.size()).containsExactlyInAnyOrderElementsOf(hadoop);
-    assertThat(Arrays.asList(listed.toArray())).allMatch(p -> ((String) p).startsWith("file:/"));
   }
 }
