@@ -3,9 +3,10 @@ package io.replaysafe.bronze;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.testing.SparkTestBase;
+import io.replaysafe.common.testing.SystemProperties;
 import java.nio.file.Path;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -32,20 +33,10 @@ class FileStateLookupTest extends SparkTestBase {
     }
   }
 
-  private String maxBytesBefore;
+  @RegisterExtension final SystemProperties properties = new SystemProperties();
 
   private void readBy(Reader reader) {
-    maxBytesBefore = System.getProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY);
-    System.setProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY, reader.maxBytes);
-  }
-
-  @AfterEach
-  void restoreReader() {
-    if (maxBytesBefore == null) {
-      System.clearProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY);
-    } else {
-      System.setProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY, maxBytesBefore);
-    }
+    properties.set(SmallFileStateLookup.MAX_BYTES_PROPERTY, reader.maxBytes);
   }
 
   private static final FileDiscovery LISTING = ListingOnly.INSTANCE;
@@ -131,25 +122,16 @@ class FileStateLookupTest extends SparkTestBase {
     String z = "file:/landing/z/z.json";
     List<FileState.Discovered> candidates =
         List.of(file(x), file(a), file(b), file(y), file(c), file(x), file(z));
-    String before = System.getProperty(FileState.LOOK_UP_CHUNK_PROPERTY);
-    try {
-      for (String chunk : List.of("1", "2", "3", "100")) {
-        System.setProperty(FileState.LOOK_UP_CHUNK_PROPERTY, chunk);
-        FileState.Version version = state.latest();
+    for (String chunk : List.of("1", "2", "3", "100")) {
+      properties.set(FileState.LOOK_UP_CHUNK_PROPERTY, chunk);
+      FileState.Version version = state.latest();
 
-        assertThat(paths(version.notPlanned(candidates::forEach, 1, false)))
-            .as("chunks of " + chunk)
-            .containsExactly(x, y, x, z);
-        assertThat(paths(version.notPlanned(candidates::forEach, 0, false)))
-            .as("chunks of " + chunk + ", after batch 0")
-            .containsExactly(x, b, y, x, z);
-      }
-    } finally {
-      if (before == null) {
-        System.clearProperty(FileState.LOOK_UP_CHUNK_PROPERTY);
-      } else {
-        System.setProperty(FileState.LOOK_UP_CHUNK_PROPERTY, before);
-      }
+      assertThat(paths(version.notPlanned(candidates::forEach, 1, false)))
+          .as("chunks of " + chunk)
+          .containsExactly(x, y, x, z);
+      assertThat(paths(version.notPlanned(candidates::forEach, 0, false)))
+          .as("chunks of " + chunk + ", after batch 0")
+          .containsExactly(x, b, y, x, z);
     }
     FileState missing = FileState.of(spark, dir.resolve("other").toString());
     assertThat(paths(missing.latest().notPlanned(candidates::forEach, 0, false)))

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.replaysafe.common.io.Json;
 import io.replaysafe.common.spark.DeltaTables;
 import io.replaysafe.common.testing.SparkTestBase;
+import io.replaysafe.common.testing.SystemProperties;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -13,8 +14,8 @@ import java.util.List;
 import java.util.Map;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.delta.actions.AddFile;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -28,25 +29,13 @@ import org.junit.jupiter.api.io.TempDir;
 class FileStateParquetTest extends SparkTestBase {
   @TempDir Path dir;
 
-  private String maxBytesBefore;
+  @RegisterExtension final SystemProperties properties = new SystemProperties();
 
   /** Every small write and read on the driver (the default), or none: Spark's and Delta's own. */
   private void onDriver(boolean driver) {
-    if (maxBytesBefore == null) {
-      maxBytesBefore = System.getProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY, "");
-    }
-    System.setProperty(
+    properties.set(
         SmallFileStateLookup.MAX_BYTES_PROPERTY,
         driver ? Long.toString(SmallFileStateLookup.MAX_BYTES_DEFAULT) : "0");
-  }
-
-  @AfterEach
-  void restore() {
-    if (maxBytesBefore == null || maxBytesBefore.isEmpty()) {
-      System.clearProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY);
-    } else {
-      System.setProperty(SmallFileStateLookup.MAX_BYTES_PROPERTY, maxBytesBefore);
-    }
   }
 
   private static final FileDiscovery LISTING = ListingOnly.INSTANCE;

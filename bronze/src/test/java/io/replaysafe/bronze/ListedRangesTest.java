@@ -9,6 +9,7 @@ import io.replaysafe.common.s3.EmbeddedS3Server;
 import io.replaysafe.common.testing.FaultyS3Proxy;
 import io.replaysafe.common.testing.S3LandingZone;
 import io.replaysafe.common.testing.SparkTestBase;
+import io.replaysafe.common.testing.SystemProperties;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,9 +23,9 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.TreeMap;
 import org.apache.hadoop.conf.Configuration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -51,21 +52,11 @@ class ListedRangesTest extends SparkTestBase {
   private static final long DISTURBED = 40;
 
   @TempDir Path dir;
-  private String rangeFilesBefore;
+  @RegisterExtension final SystemProperties properties = new SystemProperties();
 
   @BeforeEach
   void smallRanges() {
-    rangeFilesBefore = System.getProperty(ListedRanges.RANGE_FILES_PROPERTY);
-    System.setProperty(ListedRanges.RANGE_FILES_PROPERTY, "4");
-  }
-
-  @AfterEach
-  void restoreRanges() {
-    if (rangeFilesBefore == null) {
-      System.clearProperty(ListedRanges.RANGE_FILES_PROPERTY);
-    } else {
-      System.setProperty(ListedRanges.RANGE_FILES_PROPERTY, rangeFilesBefore);
-    }
+    properties.set(ListedRanges.RANGE_FILES_PROPERTY, "4");
   }
 
   private PipelineConfig config(String name, String options) {
@@ -196,7 +187,7 @@ class ListedRangesTest extends SparkTestBase {
     assertThat(Files.readAllBytes(record(config))).isEqualTo(record);
     assertThat(Files.getLastModifiedTime(record(config)).toMillis()).isEqualTo(modified);
     // The same answer without the ranges: every listed file looked up.
-    System.setProperty(ListedRanges.RANGE_FILES_PROPERTY, "0");
+    properties.set(ListedRanges.RANGE_FILES_PROPERTY, "0");
     PendingFiles without = PendingFiles.of(spark, config);
     assertThat(without.files()).isEqualTo(pending.files());
     assertThat(without.alreadyIngested()).isEqualTo(FILES);
@@ -350,7 +341,7 @@ class ListedRangesTest extends SparkTestBase {
         Files.deleteIfExists(dir.resolve("landing").resolve(pick(landed, random)));
       }
       ingest(ranged);
-      System.setProperty(ListedRanges.RANGE_FILES_PROPERTY, "0");
+      properties.set(ListedRanges.RANGE_FILES_PROPERTY, "0");
       try {
         ingest(plain);
       } finally {
@@ -432,7 +423,7 @@ class ListedRangesTest extends SparkTestBase {
 
   @Test
   void rangesAreOffWithZeroAndOnlyPowersOfTwoAreTaken() {
-    System.setProperty(ListedRanges.RANGE_FILES_PROPERTY, "0");
+    properties.set(ListedRanges.RANGE_FILES_PROPERTY, "0");
     assertThat(ListedRanges.of(new Configuration(), dir.toString())).isEqualTo(Optional.empty());
     System.setProperty(ListedRanges.RANGE_FILES_PROPERTY, "6");
     org.assertj.core.api.Assertions.assertThatThrownBy(ListedRanges::rangeFiles)

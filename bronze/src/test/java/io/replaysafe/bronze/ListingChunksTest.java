@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.replaysafe.common.config.ConfigLoader;
 import io.replaysafe.common.config.PipelineConfig;
 import io.replaysafe.common.testing.SparkTestBase;
+import io.replaysafe.common.testing.SystemProperties;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,9 +15,9 @@ import java.util.Arrays;
 import java.util.List;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -30,21 +31,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ListingChunksTest extends SparkTestBase {
   @TempDir Path dir;
-  private String chunkBefore;
+  @RegisterExtension final SystemProperties properties = new SystemProperties();
 
   @BeforeEach
   void smallChunks() {
-    chunkBefore = System.getProperty(FileState.LOOK_UP_CHUNK_PROPERTY);
-    System.setProperty(FileState.LOOK_UP_CHUNK_PROPERTY, "3");
-  }
-
-  @AfterEach
-  void restoreChunks() {
-    if (chunkBefore == null) {
-      System.clearProperty(FileState.LOOK_UP_CHUNK_PROPERTY);
-    } else {
-      System.setProperty(FileState.LOOK_UP_CHUNK_PROPERTY, chunkBefore);
-    }
+    properties.set(FileState.LOOK_UP_CHUNK_PROPERTY, "3");
   }
 
   private PipelineConfig config(String options) {

@@ -296,9 +296,6 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
     }
   }
 
-  private static final java.util.regex.Pattern CHECKSUM =
-      java.util.regex.Pattern.compile("\\d{20}\\.crc");
-
   /**
    * Delta's checksum of a version ({@code _delta_log/N.crc}), which Delta writes here after its
    * commit, asking not to overwrite. It needs no probe (one HEAD per commit on S3): only the writer
@@ -309,7 +306,7 @@ public class FencedCheckpointFileManager extends FileSystemBasedCheckpointFileMa
     Path parent = path.getParent();
     return parent != null
         && "_delta_log".equals(parent.getName())
-        && CHECKSUM.matcher(path.getName()).matches();
+        && io.replaysafe.common.io.DeltaLogNames.isChecksum(path.getName());
   }
 
   @SuppressWarnings("unchecked")

@@ -4,13 +4,13 @@ import io.delta.storage.CloseableIterator;
 import io.delta.storage.HDFSLogStore;
 import io.delta.storage.LogStore;
 import io.delta.storage.S3SingleDriverLogStore;
+import io.replaysafe.common.io.DeltaLogNames;
 import io.replaysafe.common.io.DirectPut;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileStatus;
@@ -32,7 +32,6 @@ public final class FencedLogStore extends LogStore {
   public static final Set<String> SCHEMES = Set.of("file", "s3", "s3a", "s3n");
 
   private static final Set<String> S3 = Set.of("s3", "s3a", "s3n");
-  private static final Pattern COMMIT = Pattern.compile("\\d{20}\\.json");
   private static final String COMMIT_INFO = "{\"commitInfo\":{";
 
   private final LogStore hdfs;
@@ -55,7 +54,7 @@ public final class FencedLogStore extends LogStore {
     LeaseFence.check(path.toString());
     Iterator<String> written = actions;
     Optional<String> writer = LeaseFence.writer();
-    if (writer.isPresent() && COMMIT.matcher(path.getName()).matches()) {
+    if (writer.isPresent() && DeltaLogNames.isCommit(path.getName())) {
       written = withWriter(actions, writer.get());
     }
     FrozenListings.written(path, conf);

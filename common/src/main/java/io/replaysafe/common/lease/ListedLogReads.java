@@ -1,6 +1,7 @@
 package io.replaysafe.common.lease;
 
 import io.delta.storage.CloseableIterator;
+import io.replaysafe.common.io.DeltaLogNames;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -10,7 +11,6 @@ import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.EtagSource;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -43,7 +43,6 @@ final class ListedLogReads {
   static final int MAX_LISTED = 8_192;
   static final long MAX_CACHED_CHARS = 8L * 1024 * 1024;
   static final int MAX_FILE_CHARS = 256 * 1024;
-  private static final Pattern WRITTEN_ONCE = Pattern.compile("\\d{20}\\.(json|crc)");
 
   private record Content(String identity, List<String> lines, long chars) {}
 
@@ -68,7 +67,7 @@ final class ListedLogReads {
       @Override
       public FileStatus next() {
         FileStatus status = listing.next();
-        if (status.isFile() && WRITTEN_ONCE.matcher(status.getPath().getName()).matches()) {
+        if (status.isFile() && DeltaLogNames.isCommitOrChecksum(status.getPath().getName())) {
           synchronized (ListedLogReads.this) {
             listed.put(status.getPath().toString(), status);
           }
@@ -83,7 +82,7 @@ final class ListedLogReads {
    * with its listed length; null when no listing named it, for the caller's plain read.
    */
   CloseableIterator<String> read(Path path, Configuration conf) throws IOException {
-    if (!WRITTEN_ONCE.matcher(path.getName()).matches()) {
+    if (!DeltaLogNames.isCommitOrChecksum(path.getName())) {
       return null;
     }
     FileSystem fs = path.getFileSystem(conf);

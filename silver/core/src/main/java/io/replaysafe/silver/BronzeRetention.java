@@ -2,11 +2,11 @@ package io.replaysafe.silver;
 
 import io.replaysafe.common.StorageErrors;
 import io.replaysafe.common.config.PipelineConfig;
+import io.replaysafe.common.io.DeltaLogNames;
 import io.replaysafe.common.spark.DeltaTables;
 import java.io.IOException;
 import java.util.Arrays;
 import java.util.OptionalLong;
-import java.util.regex.Pattern;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
@@ -22,7 +22,6 @@ import org.apache.spark.sql.delta.Snapshot;
  * says so before it reads, instead of failing inside the stream.
  */
 final class BronzeRetention {
-  private static final Pattern COMMIT = Pattern.compile("\\d{20}\\.json");
 
   /** Where silver's stream starts over bronze. */
   enum Start {
@@ -78,7 +77,7 @@ final class BronzeRetention {
           Arrays.stream(fs.listStatus(log))
               .map(FileStatus::getPath)
               .map(Path::getName)
-              .filter(n -> COMMIT.matcher(n).matches())
+              .filter(DeltaLogNames::isCommit)
               .mapToLong(n -> Long.parseLong(n.substring(0, 20)))
               .min()
               .orElse(latest);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.spark.InterpretedMode;
 import io.replaysafe.common.testing.SparkTestBase;
+import io.replaysafe.common.testing.SystemProperties;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -54,17 +55,7 @@ class InterpretedRunTest extends SparkTestBase {
   }
 
   private static <T> T withMaxRows(long maxRows, Supplier<T> body) {
-    String before = System.getProperty(InterpretedMode.MAX_ROWS_PROPERTY);
-    System.setProperty(InterpretedMode.MAX_ROWS_PROPERTY, Long.toString(maxRows));
-    try {
-      return body.get();
-    } finally {
-      if (before == null) {
-        System.clearProperty(InterpretedMode.MAX_ROWS_PROPERTY);
-      } else {
-        System.setProperty(InterpretedMode.MAX_ROWS_PROPERTY, before);
-      }
-    }
+    return SystemProperties.with(InterpretedMode.MAX_ROWS_PROPERTY, Long.toString(maxRows), body);
   }
 
   /**

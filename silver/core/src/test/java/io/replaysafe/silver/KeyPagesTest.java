@@ -5,6 +5,7 @@ import static io.replaysafe.silver.SilverHarness.order;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.replaysafe.common.testing.SparkTestBase;
+import io.replaysafe.common.testing.SystemProperties;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;
@@ -25,9 +26,9 @@ import org.apache.parquet.internal.column.columnindex.ColumnIndex;
 import org.apache.parquet.internal.column.columnindex.OffsetIndex;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
@@ -44,21 +45,11 @@ class KeyPagesTest extends SparkTestBase {
 
   @TempDir Path dir;
 
-  private String pageRowsBefore;
+  @RegisterExtension final SystemProperties properties = new SystemProperties();
 
   @BeforeEach
   void smallPages() {
-    pageRowsBefore = System.getProperty(KeyPages.ROWS_PROPERTY);
-    System.setProperty(KeyPages.ROWS_PROPERTY, String.valueOf(PAGE_ROWS));
-  }
-
-  @AfterEach
-  void restorePages() {
-    if (pageRowsBefore == null) {
-      System.clearProperty(KeyPages.ROWS_PROPERTY);
-    } else {
-      System.setProperty(KeyPages.ROWS_PROPERTY, pageRowsBefore);
-    }
+    properties.set(KeyPages.ROWS_PROPERTY, String.valueOf(PAGE_ROWS));
   }
 
   /** One page of a file's key column: its rows and smallest and largest key. */
