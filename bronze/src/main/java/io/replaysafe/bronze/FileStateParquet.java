@@ -27,6 +27,7 @@ import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.parquet.example.data.Group;
 import org.apache.parquet.example.data.simple.SimpleGroupFactory;
+import org.apache.parquet.filter2.compat.FilterCompat;
 import org.apache.parquet.hadoop.ParquetFileWriter;
 import org.apache.parquet.hadoop.ParquetReader;
 import org.apache.parquet.hadoop.ParquetWriter;
@@ -180,11 +181,24 @@ final class FileStateParquet {
    */
   static void forEachRow(
       Configuration hadoop, Snapshot snapshot, List<AddFile> files, Consumer<Group> row) {
+    forEachRow(hadoop, snapshot, files, FilterCompat.NOOP, row);
+  }
+
+  /** Each row of {@code files} that {@code filter} keeps, as {@link #forEachRow} reads them. */
+  static void forEachRow(
+      Configuration hadoop,
+      Snapshot snapshot,
+      List<AddFile> files,
+      FilterCompat.Filter filter,
+      Consumer<Group> row) {
     for (AddFile f : files) {
       Path file = f.absolutePath(snapshot.deltaLog());
       FileStatus status = new FileStatus(f.size(), false, 1, 0, f.modificationTime(), file);
       try (ParquetReader<Group> reader =
-          new GroupReader(HadoopInputFile.fromStatus(status, hadoop)).withConf(hadoop).build()) {
+          new GroupReader(HadoopInputFile.fromStatus(status, hadoop))
+              .withConf(hadoop)
+              .withFilter(filter)
+              .build()) {
         for (Group g = reader.read(); g != null; g = reader.read()) {
           row.accept(g);
         }

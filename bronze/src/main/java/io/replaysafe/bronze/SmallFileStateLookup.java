@@ -2,10 +2,15 @@ package io.replaysafe.bronze;
 
 import io.replaysafe.common.spark.DeltaTables;
 import java.util.BitSet;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.parquet.filter2.compat.FilterCompat;
+import org.apache.parquet.filter2.predicate.FilterApi;
 import org.apache.parquet.hadoop.api.ReadSupport;
+import org.apache.parquet.io.api.Binary;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.delta.Snapshot;
 import org.apache.spark.sql.delta.actions.AddFile;
@@ -41,6 +46,21 @@ final class SmallFileStateLookup {
   private SmallFileStateLookup() {}
 
   /**
+   * The rows whose path is one of {@code keys}. Parquet then reads only the pages of {@code path}
+   * whose least and greatest values (the column index) can hold one of them, and builds no row for
+   * any other path: a run with one new file over 100,000 files ingested looks up a range of a few
+   * hundred, and built all 100,000 rows to find them (0.3 s of CPU on the driver). With {@code
+   * fileNameOnly} the keys are names, not paths, and every row is read.
+   */
+  private static FilterCompat.Filter pathIn(String[] keys) {
+    Set<Binary> paths = new HashSet<>(2 * keys.length);
+    for (String k : keys) {
+      paths.add(Binary.fromString(k));
+    }
+    return FilterCompat.get(FilterApi.in(FilterApi.binaryColumn("path"), paths));
+  }
+
+  /**
    * Which of the sorted {@code keys} a row of a batch up to {@code lastPlanned} holds, or empty
    * where the table is not one this reads (Spark answers then).
    */
@@ -65,10 +85,14 @@ final class SmallFileStateLookup {
     Configuration conf = new Configuration(spark.sparkContext().hadoopConfiguration());
     conf.set(ReadSupport.PARQUET_READ_SCHEMA, PROJECTION);
     BitSet held = new BitSet(keys.length);
+    if (keys.length == 0) {
+      return Optional.of(held);
+    }
     FileStateParquet.forEachRow(
         conf,
         snapshot,
         listed.get(),
+        byName ? FilterCompat.NOOP : pathIn(keys),
         row -> {
           if (row.getFieldRepetitionCount("path") > 0
               && row.getFieldRepetitionCount("batch_id") > 0

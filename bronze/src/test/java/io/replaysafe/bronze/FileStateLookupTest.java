@@ -6,6 +6,8 @@ import io.replaysafe.common.testing.SparkTestBase;
 import io.replaysafe.common.testing.SystemProperties;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -75,6 +77,56 @@ class FileStateLookupTest extends SparkTestBase {
         .as("two planned files whose order differs between UTF-16 and UTF-8")
         .isEmpty();
     assertThat(state.notPlanned(List.of(), 1, false)).isEmpty();
+  }
+
+  /**
+   * The driver's lookup filters the file state's rows by path ({@code SmallFileStateLookup}):
+   * Parquet skips the pages of {@code path} that cannot hold a candidate. Over a state of several
+   * pages (Parquet ends a page at 20,000 rows), candidates drawn from the first, middle and last
+   * page, between two stored paths, before the first and after the last, must get the answer
+   * Spark's lookup gives, on both sides of a batch.
+   */
+  @Test
+  void aLookupAcrossManyPagesGivesSparksAnswer() {
+    FileState state = FileState.of(spark, dir.resolve("checkpoint").toString());
+    state.ensure("orders");
+    int rows = 45_000;
+    List<FileState.Discovered> planned = new java.util.ArrayList<>();
+    for (int i = 0; i < rows; i++) {
+      planned.add(file(String.format("file:/landing/f%06d.json", 2 * i)));
+    }
+    state.plan(planned.subList(0, rows / 2), 0, LISTING);
+    state.plan(planned.subList(rows / 2, rows), 1, LISTING);
+    List<FileState.Discovered> candidates = new java.util.ArrayList<>();
+    for (int i : new int[] {0, 1, 2, 19_999, 20_000, 20_001, 22_499, 22_500, 44_998, 44_999}) {
+      candidates.add(planned.get(i));
+      candidates.add(file(String.format("file:/landing/f%06d.json", 2 * i + 1))); // between two
+    }
+    candidates.add(file("file:/landing/a.json")); // before the first stored path
+    candidates.add(file("file:/landing/z.json")); // after the last
+    candidates.add(file("file:/landing/f000000.json.gz")); // a stored path's prefix
+
+    Map<Reader, List<List<String>>> answers = new java.util.EnumMap<>(Reader.class);
+    for (Reader reader : Reader.values()) {
+      readBy(reader);
+      FileState.Version version = state.latest();
+      answers.put(
+          reader,
+          List.of(
+              paths(version.notPlanned(candidates::forEach, 1, false)),
+              paths(version.notPlanned(candidates::forEach, 0, false))));
+    }
+
+    assertThat(answers.get(Reader.DRIVER)).isEqualTo(answers.get(Reader.SPARK));
+    List<String> notHeld =
+        candidates.stream()
+            .map(FileState.Discovered::path)
+            .filter(p -> !paths(planned).contains(p))
+            .toList();
+    assertThat(answers.get(Reader.DRIVER).get(0)).containsExactlyElementsOf(notHeld);
+    assertThat(answers.get(Reader.DRIVER).get(1))
+        .as("after batch 0, the files of batch 1 too")
+        .hasSize(notHeld.size() + 3);
   }
 
   @ParameterizedTest
