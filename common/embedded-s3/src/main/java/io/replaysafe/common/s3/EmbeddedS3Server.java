@@ -16,18 +16,25 @@ import org.jclouds.blobstore.TransientApiMetadata;
  * A real S3 protocol endpoint inside this JVM (S3Proxy over jclouds' in-memory store), bound to
  * loopback. Everything is lost when it stops: it is for the demo, rehearsals and tests. The
  * in-memory store is used because S3Proxy's disk-backed stores break S3A's directory semantics
- * (checkpoint directories vanish).
+ * (checkpoint directories vanish). Listings are answered by {@link IndexedListingBlobStore}: the
+ * in-memory store's own cost a whole container's worth of work per page.
  */
 public final class EmbeddedS3Server implements AutoCloseable {
   private final S3Proxy proxy;
   private final BlobStoreContext context;
+  private final BlobStore store;
   private final S3Credentials credentials;
   private final URI endpoint;
 
   private EmbeddedS3Server(
-      S3Proxy proxy, BlobStoreContext context, S3Credentials credentials, URI endpoint) {
+      S3Proxy proxy,
+      BlobStoreContext context,
+      BlobStore store,
+      S3Credentials credentials,
+      URI endpoint) {
     this.proxy = proxy;
     this.context = context;
+    this.store = store;
     this.credentials = credentials;
     this.endpoint = endpoint;
   }
@@ -43,9 +50,11 @@ public final class EmbeddedS3Server implements AutoCloseable {
         ContextBuilder.newBuilder(new TransientApiMetadata())
             .credentials(credentials.accessKeyId(), credentials.secretAccessKey())
             .build(BlobStoreContext.class);
+    // Every access goes through the index, which sees only the writes made through it.
+    BlobStore store = new IndexedListingBlobStore(context.getBlobStore());
     S3Proxy proxy =
         S3Proxy.builder()
-            .blobStore(context.getBlobStore())
+            .blobStore(store)
             .endpoint(URI.create("http://127.0.0.1:" + port))
             .awsAuthentication(
                 AuthenticationType.AWS_V2_OR_V4,
@@ -68,14 +77,18 @@ public final class EmbeddedS3Server implements AutoCloseable {
       throw StorageErrors.cannotStartEmbeddedS3(port, e);
     }
     URI endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
-    EmbeddedS3Server server = new EmbeddedS3Server(proxy, context, credentials, endpoint);
+    EmbeddedS3Server server = new EmbeddedS3Server(proxy, context, store, credentials, endpoint);
     buckets.forEach(server::createBucket);
     return server;
   }
 
   public void createBucket(String bucket) {
-    BlobStore store = context.getBlobStore();
     store.createContainerInLocation(null, bucket);
+  }
+
+  /** The store behind the endpoint, for tests that set up many objects without HTTP. */
+  BlobStore blobStore() {
+    return store;
   }
 
   public URI endpoint() {
