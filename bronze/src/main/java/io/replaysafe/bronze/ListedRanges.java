@@ -168,7 +168,8 @@ final class ListedRanges {
     private final byte seed;
     private final Consumer<FileState.Discovered> each;
     private final MessageDigest range = Hashing.sha256();
-    private final ByteBuffer numbers = ByteBuffer.allocate(24);
+    // A path's length, then a file's size, modification time and ETag length: at most 20 bytes.
+    private final ByteBuffer numbers = ByteBuffer.allocate(20);
     private final List<FileState.Discovered> open = new ArrayList<>();
 
     Cutter(Listing current, boolean byName, Consumer<FileState.Discovered> each) {
@@ -398,16 +399,16 @@ final class ListedRanges {
     }
     Optional<Record> parsed = parse(bytes);
     ByteBuffer head = ByteBuffer.wrap(bytes);
-    if (parsed.isEmpty()
-        && bytes.length >= 8
-        && head.getInt() == MAGIC
-        && head.getInt() != FORMAT) {
+    // The format the record names after its magic number; one that names none is taken as this
+    // format's, cut short.
+    int format = bytes.length >= 8 && head.getInt(0) == MAGIC ? head.getInt(4) : FORMAT;
+    if (parsed.isEmpty() && format != FORMAT) {
       // Format 1 (before one digest per range) hashed each file apart: its digests match none.
       LOG.info(
           "The listed ranges at {} are of format {}, not {}: every file is looked up once, and the"
               + " ranges are recorded anew",
           file,
-          head.getInt(4),
+          format,
           FORMAT);
       return parsed;
     }
