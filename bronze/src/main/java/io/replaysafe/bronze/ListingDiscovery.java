@@ -37,6 +37,8 @@ import org.apache.spark.util.HadoopFSUtils;
  * ListedRanges}), so the file state is asked only about the ranges that changed.
  */
 final class ListingDiscovery implements FileDiscovery {
+  private static final String S3A = "org.apache.hadoop.fs.s3a.S3AFileSystem";
+
   private final Configuration conf;
   private final Path root;
   private final GlobFilter glob;
@@ -134,22 +136,13 @@ final class ListingDiscovery implements FileDiscovery {
       String scheme = base.toUri().getScheme();
       if ("s3a".equals(scheme)) {
         // One flat listing of the prefix: a LIST per 1,000 keys, not one per directory, each page
-        // handed on before the next is asked for. Listed without asking first whether the root
+        // handed on as the next is asked for. Listed without asking first whether the root
         // exists (a HEAD and a LIST of their own): the listing of a missing root fails, which is
-        // the same answer, no file.
-        int depth = base.depth();
-        RemoteIterator<LocatedFileStatus> it;
-        try {
-          it = fs.listFiles(base, true);
-        } catch (FileNotFoundException missing) {
-          return;
-        }
-        while (it.hasNext()) {
-          LocatedFileStatus status = it.next();
-          if (counts(status.getPath().toUri().getPath(), depth)
-              && matches(glob, status.getPath())) {
-            each.accept(discovered(status));
-          }
+        // the same answer, no file. With S3A's own client where it can (no Path per plain key),
+        // else through S3A's listing. By class name first: where s3a is another implementation,
+        // Hadoop's S3A need not be on the class path at all.
+        if (!S3A.equals(fs.getClass().getName()) || !S3PrefixListing.list(fs, base, glob, each)) {
+          listFiles(fs, base, glob, each);
         }
       } else if (!fs.exists(base)) {
         return;
@@ -168,6 +161,28 @@ final class ListingDiscovery implements FileDiscovery {
     } catch (DirectoryIteratorException e) {
       Interruptions.rethrowIfInterrupted("listing " + root, e);
       throw StorageErrors.cannotList("source.path", root.toString(), e.getCause());
+    }
+  }
+
+  /**
+   * Through the file system's own recursive listing ({@link FileSystem#listFiles}), each file named
+   * by it: on S3A, one flat listing of the prefix. A missing root lists no file.
+   */
+  static void listFiles(
+      FileSystem fs, Path base, GlobFilter glob, Consumer<FileState.Discovered> each)
+      throws IOException {
+    int depth = base.depth();
+    RemoteIterator<LocatedFileStatus> it;
+    try {
+      it = fs.listFiles(base, true);
+    } catch (FileNotFoundException missing) {
+      return;
+    }
+    while (it.hasNext()) {
+      LocatedFileStatus status = it.next();
+      if (counts(status.getPath().toUri().getPath(), depth) && matches(glob, status.getPath())) {
+        each.accept(discovered(status));
+      }
     }
   }
 
