@@ -293,20 +293,22 @@ final class ListingDiscovery implements FileDiscovery {
       return false;
     }
     for (int i = 0; i < name.length(); i++) {
-      char c = name.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || c == '.'
-              || c == '_'
-              || c == '-'
-              || c == '=';
-      if (!ok) {
+      if (!plainChar(name.charAt(i))) {
         return false;
       }
     }
     return true;
+  }
+
+  /** A character of a {@linkplain #plain plain} name. */
+  static boolean plainChar(char c) {
+    return (c >= 'a' && c <= 'z')
+        || (c >= 'A' && c <= 'Z')
+        || (c >= '0' && c <= '9')
+        || c == '.'
+        || c == '_'
+        || c == '-'
+        || c == '=';
   }
 
   static FileState.Discovered discovered(FileStatus status) {

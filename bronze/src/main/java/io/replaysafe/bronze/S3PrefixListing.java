@@ -301,16 +301,7 @@ final class S3PrefixListing {
         start = i + 1;
         continue;
       }
-      char c = key.charAt(i);
-      boolean ok =
-          (c >= 'a' && c <= 'z')
-              || (c >= 'A' && c <= 'Z')
-              || (c >= '0' && c <= '9')
-              || c == '.'
-              || c == '_'
-              || c == '-'
-              || c == '=';
-      if (!ok) {
+      if (!ListingDiscovery.plainChar(key.charAt(i))) {
         return false;
       }
     }
