@@ -25,19 +25,18 @@ import software.amazon.awssdk.services.s3.S3Client;
 
 /**
  * Bronze after many files (issue 26, item 6): for each size N, N one-line files are ingested in one
- * bronze run (the file state is built by ingesting them, in one batch), bronze is compacted as a
- * maintained pipeline's is ({@link #COMPACT_BRONZE}), then one run with nothing new and one with
- * one new file are measured: wall time, JVM CPU, peak heap, S3 requests by kind (through a counting
- * proxy in front of the embedded endpoint) and SQS calls, each run timed three times ({@code
- * -Dreplaysafe.bench.timedRuns}), each time right after the bare Hadoop listing of the same prefix
- * in the same JVM, and the median kept. Each run is then made once more, identical (the idle run
- * again; another single new file), for its live and kept heap ({@link LiveHeap}, on which the heap
- * targets are judged): that reading forces full collections during the run, which would disturb its
- * timing. The embedded S3 endpoint runs in a JVM of its own ({@link SeparateS3Server}): its
- * in-memory store, which grows with the size measured and with every table write, is in no heap
- * reading. Modes: listing on local disk, listing on the embedded S3 endpoint, notifications
- * (embedded S3 + ElasticMQ, the one new file announced on the queue). Prints MET / NOT MET per
- * target of the issue. A benchmark, not a test: it runs from scripts/bench-discovery.
+ * bronze run (the file state is built by ingesting them, in one batch), then one run with nothing
+ * new and one with one new file are measured: wall time, JVM CPU, peak heap, S3 requests by kind
+ * (through a counting proxy in front of the embedded endpoint) and SQS calls, each run timed three
+ * times ({@code -Dreplaysafe.bench.timedRuns}), each time right after the bare Hadoop listing of
+ * the same prefix in the same JVM, and the median kept. Each run is then made once more, identical
+ * (the idle run again; another single new file), for its live and kept heap ({@link LiveHeap}, on
+ * which the heap targets are judged): that reading forces full collections during the run, which
+ * would disturb its timing. The embedded S3 endpoint runs in a JVM of its own ({@link
+ * SeparateS3Server}): its in-memory store, which grows with the size measured and with every table
+ * write, is in no heap reading. Modes: listing on local disk, listing on the embedded S3 endpoint,
+ * notifications (embedded S3 + ElasticMQ, the one new file announced on the queue). Prints MET /
+ * NOT MET per target of the issue. A benchmark, not a test: it runs from scripts/bench-discovery.
  */
 public final class DiscoveryBenchmark {
   static final String SCHEMA = "order_id BIGINT, status STRING";
@@ -45,13 +44,6 @@ public final class DiscoveryBenchmark {
 
   private static final com.sun.management.OperatingSystemMXBean CPU =
       (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
-
-  /**
-   * Whether bronze is compacted after the build ({@code -Dreplaysafe.bench.compactBronze}, default
-   * true), as a maintained pipeline's bronze is.
-   */
-  static final boolean COMPACT_BRONZE =
-      !"false".equals(System.getProperty("replaysafe.bench.compactBronze"));
 
   /** How often the heap run's live heap is read (a full collection each time). */
   static final long HEAP_SAMPLE_MS = 100;
@@ -84,10 +76,9 @@ public final class DiscoveryBenchmark {
     S3Client s3 = S3Clients.create(storage);
     System.out.printf(
         Locale.ROOT,
-        "bench-discovery: sizes %s; bronze %s after the build; load average %.2f at the start"
-            + " (above about 0.5 on 2 cores, the figures are a shared machine's)%n",
+        "bench-discovery: sizes %s; load average %.2f at the start (above about 0.5 on 2"
+            + " cores, the figures are a shared machine's)%n",
         sizes,
-        COMPACT_BRONZE ? "compacted" : "left as built (-Dreplaysafe.bench.compactBronze=false)",
         ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage());
     System.out.println(
         "mode                 files    run        wall s   cpu s  peak MiB  live MiB  kept MiB  held MiB  full GCs"
@@ -144,17 +135,6 @@ public final class DiscoveryBenchmark {
             prefix,
             built.files(),
             n);
-        if (COMPACT_BRONZE) {
-          // One batch of N one-line files writes bronze as N / 32 small Parquet files (a task
-          // packs 32 of them), where a pipeline that ingested them over time keeps its bronze
-          // compacted (replaysafe maintain --optimize, maintenance.optimizeEvery). Left as built,
-          // each measured run's commit made Delta rebuild a 3,000-file table state at 100,000
-          // files and 25 files at 1,000: the heap lines then measured bronze's layout, not the
-          // discovery.
-          io.delta.tables.DeltaTable.forPath(spark, config.bronze().path())
-              .optimize()
-              .executeCompaction();
-        }
         // The build's S3A clients go: each of its requests left a cancelled timeout task in its
         // SDK client's scheduler until the task's deadline (fs.s3a.connection.request.timeout,
         // 120 s), over 100,000 of them after ingesting 100,000 files, and their expiry during a
