@@ -29,7 +29,7 @@ import org.slf4j.LoggerFactory;
 /**
  * One bronze run: new files under {@code source.path} are parsed against the explicit schema
  * (rescuing what does not fit, keeping malformed lines), stamped with provenance and appended to
- * the bronze Delta table under the pipeline's own checkpoint. The Delta sink commits each
+ * the bronze Delta table under the pipeline's own checkpoint. {@link BronzeAppend} commits each
  * micro-batch with the query id and batch id, so a batch replayed after a crash is not appended
  * twice. The rows are {@link BronzeRows}', the table {@link BronzeTable}'s; what to do about a file
  * that cannot be read is {@link BadFileRecovery}'s. This class runs the query and sums it up; an
@@ -179,7 +179,7 @@ public final class BronzeIngest {
    * committed none writes nothing). A run stopped before this leaves them {@value
    * FileState#DISCOVERED}, which {@code replaysafe files} shows as ingested from the checkpoint's
    * commit log, and the next run records them too, even one with nothing new: nothing is read
-   * again, the Delta sink's commit is the one that counts.
+   * again, the table's commit is the one that counts.
    */
   private void recordCommitted(OptionalLong before, OptionalLong after, String checkpoint) {
     if (after.isPresent() && after.getAsLong() > before.orElse(-1)) {
@@ -252,12 +252,12 @@ public final class BronzeIngest {
     try {
       return BronzeRows.stream(spark, config, skip)
           .writeStream()
-          .format("delta")
           .queryName("replaysafe_bronze_" + config.name())
           .outputMode("append")
           .option("checkpointLocation", config.bronze().checkpoint())
           .trigger(continuous == null ? Trigger.AvailableNow() : continuous.trigger())
-          .start(config.bronze().path());
+          .foreachBatch(new BronzeAppend(config.bronze().path()))
+          .start();
     } catch (Exception e) { // TimeoutException, declared by Scala, not by the Java signature
       throw BronzeErrors.runFailed(config, e);
     }

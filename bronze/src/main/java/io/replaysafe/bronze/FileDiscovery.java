@@ -7,7 +7,7 @@ import java.util.function.Consumer;
  * Where a bronze run finds the files that may be new: a listing of {@code source.path}, or the S3
  * event notifications of an SQS queue. The seam between discovering and reading: a discovery only
  * finds candidates; the {@link FileState} decides which are new, the source plans and reads them,
- * the Delta sink writes them, and the file state records their fate.
+ * {@link BronzeAppend} writes them, and the file state records their fate.
  */
 interface FileDiscovery extends AutoCloseable {
   /**

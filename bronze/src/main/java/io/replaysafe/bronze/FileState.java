@@ -563,7 +563,7 @@ public final class FileState {
 
   /**
    * Marks the batches up to {@code lastCommitted} a run stopped before marking (killed between the
-   * Delta sink's commit and the mark: a continuous run marks each batch only when it plans the next
+   * table's commit and the mark: a continuous run marks each batch only when it plans the next
    * one), when the version this JVM already read shows any ({@link
    * FileStateCommits#knownToHoldUnmarked}). For a run that committed no batch of its own: nothing
    * is asked of the store when every row is marked.

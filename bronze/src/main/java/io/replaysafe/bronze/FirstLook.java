@@ -12,8 +12,8 @@ import org.apache.spark.sql.SparkSession;
 /**
  * An {@code availableNow} run's look for new files before it starts its query. Starting the query
  * costs a scheduled run most of its S3 requests when nothing is new (Spark reads the checkpoint's
- * metadata, offsets and commits, the Delta sink reads the table's log): with nothing new the run
- * does not start it. With new files the query starts and its source plans from this look instead of
+ * metadata, offsets and commits, the append reads the table's log): with nothing new the run does
+ * not start it. With new files the query starts and its source plans from this look instead of
  * discovering again, which in notification mode would be another SQS receive with its one-second
  * wait.
  *

@@ -16,8 +16,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The first run after the upgrade adopts a checkpoint written by the release before the file state
  * (src/test/resources/adoption-fixture, see its README.txt): nothing is ingested twice, nothing is
- * skipped, the batch planned but not committed is replayed with its own file and the Delta sink
- * keeps it from being appended twice.
+ * skipped, the batch planned but not committed is replayed with its own file, and the batch's
+ * transaction, which that release's Delta sink recorded and {@link BronzeAppend} reads, keeps it
+ * from being appended twice.
  */
 class FileStateAdoptionTest extends SparkTestBase {
   @TempDir Path dir;

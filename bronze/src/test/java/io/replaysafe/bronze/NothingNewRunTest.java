@@ -165,7 +165,7 @@ class NothingNewRunTest extends SparkTestBase {
     land("a.json", "{\"order_id\":1,\"status\":\"Created\"}");
     land("b.json", "{\"order_id\":2,\"status\":\"Shipped\"}");
     run(config());
-    // A run killed between the Delta sink's commit and the mark (or a continuous run killed
+    // A run killed between the table's commit and the mark (or a continuous run killed
     // before it planned its next batch) leaves its committed batch as planned.
     io.delta.tables.DeltaTable.forPath(
             spark, FileState.of(spark, dir.resolve("checkpoint").toString()).path())

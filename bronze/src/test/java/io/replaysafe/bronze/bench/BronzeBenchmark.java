@@ -283,7 +283,7 @@ public final class BronzeBenchmark {
    * Where one timed run reads and writes. With {@code --append}, the table and checkpoint already
    * hold an earlier run of the same path (the warm-up input's files, linked under other names):
    * production's steady state, where every run but the first appends to an existing table and the
-   * Delta sink checks its idempotence against that table's state.
+   * append checks its idempotence against that table's log.
    */
   private record Target(Path source, String table, String checkpoint) {}
 
