@@ -238,7 +238,7 @@ public final class DiscoveryBenchmark {
     Timed median = byAbove.get(byAbove.size() / 2);
     BronzeBenchmark.Run m = median.run();
     ready.run();
-    LiveHeap live = LiveHeap.sampling(HEAP_SAMPLE_MS);
+    LiveHeap live = LiveHeap.sampling(HEAP_SAMPLE_MS, mode + "-" + n + "-" + run);
     BronzeResult h = BronzeIngest.from(config, spark).execute();
     LiveHeap.Figures heap = live.stop();
     saveHistogram(live, mode + "-" + n + "-" + run);

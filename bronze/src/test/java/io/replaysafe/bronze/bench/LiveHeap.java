@@ -72,7 +72,16 @@ final class LiveHeap {
     }
   }
 
-  private LiveHeap(long periodMs) {
+  /**
+   * With {@code -Dreplaysafe.bench.heapDumps=DIR} (and histograms), a heap dump of the live objects
+   * at the sample with the most of them, as {@code DIR/<name>.hprof}: what holds them.
+   */
+  private final java.nio.file.Path heapDump;
+
+  private LiveHeap(long periodMs, String name) {
+    String dumps = System.getProperty("replaysafe.bench.heapDumps");
+    this.heapDump =
+        dumps == null || !HISTOGRAMS ? null : java.nio.file.Path.of(dumps, name + ".hprof");
     this.before = heapUsedAfterFullCollections(2);
     // Taken after the reading it describes: the histogram is itself a full collection.
     String before = HISTOGRAMS ? classHistogram() : null;
@@ -95,6 +104,9 @@ final class LiveHeap {
                   // holds. Such a reading is dropped (measured: 47.3 MiB against 9.6).
                   long objects = histogram == null ? -1 : totalBytes(histogram);
                   if (objects >= 0 && objects <= used) {
+                    if (objects > highestObjects.get() && heapDump != null) {
+                      dumpHeap(heapDump);
+                    }
                     highestObjects.accumulateAndGet(objects, Math::max);
                   }
                   if (used > highest.get()) {
@@ -111,10 +123,22 @@ final class LiveHeap {
   }
 
   /**
-   * Collects fully twice, then samples the live heap every {@code periodMs} until {@link #stop}.
+   * Collects fully twice, then samples the live heap every {@code periodMs} until {@link #stop};
+   * {@code name} names the run's heap dump, when asked for.
    */
-  static LiveHeap sampling(long periodMs) {
-    return new LiveHeap(periodMs);
+  static LiveHeap sampling(long periodMs, String name) {
+    return new LiveHeap(periodMs, name);
+  }
+
+  /** A dump of the live objects to {@code file}, replacing an earlier one. */
+  private static void dumpHeap(java.nio.file.Path file) {
+    try {
+      java.nio.file.Files.deleteIfExists(file);
+      ManagementFactory.getPlatformMXBean(com.sun.management.HotSpotDiagnosticMXBean.class)
+          .dumpHeap(file.toString(), true);
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
   }
 
   /** Stops sampling, collects fully twice more and returns the run's figures. */
