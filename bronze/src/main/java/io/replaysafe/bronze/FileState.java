@@ -125,6 +125,7 @@ public final class FileState {
         .clusterBy("path")
         .property("delta.autoOptimize.autoCompact", "true")
         .property(CHECKPOINT_INTERVAL, CHECKPOINTS_EVERY)
+        .property(PAGE_ROWS, PAGE_ROWS_MOST)
         .comment("replaysafe: every file bronze of pipeline " + pipeline + " has seen")
         .execute();
   }
@@ -513,7 +514,7 @@ public final class FileState {
       DeltaTable.forPath(spark, path)
           .update(col("status").equalTo(DISCOVERED).and(col("batch_id").leq(lastCommitted)), set);
     }
-    checkpointRarely();
+    setOwnProperties();
   }
 
   /**
@@ -535,30 +536,59 @@ public final class FileState {
   static final String CHECKPOINTS_EVERY = "100";
 
   /**
-   * Sets {@value #CHECKPOINT_INTERVAL} on a file state created before it was set at creation (one
-   * commit of the table's properties, once), as known from the version this JVM just wrote: no
-   * request when it is set.
+   * The table property, Parquet's own key, that bounds the rows of a Parquet page of the table's
+   * files ({@value #PAGE_ROWS_MOST} here, Parquet's default 20,000). Delta copies a table's
+   * properties into the configuration of every write it makes of the table (a mark by Spark, an
+   * OPTIMIZE); {@link FileStateParquet#write} writes the driver's files with it.
    */
-  private void checkpointRarely() {
+  static final String PAGE_ROWS = "parquet.page.row.count.limit";
+
+  /**
+   * Pages of at most 1,000 rows. A run looks up the names of the listing's range that holds a new
+   * file (a few hundred, up to about a thousand), and Parquet builds every row of each page whose
+   * least and greatest path could hold one of them: with 20,000-row pages a run with one new file
+   * over 100,000 files ingested built 20,000-40,000 rows to find a few hundred, 1.6 s of one run's
+   * driver in a flight recording (2026-12-06, bench-discovery). The page index Parquet writes
+   * beside each column is part of the format every reader reads or ignores.
+   */
+  static final String PAGE_ROWS_MOST = "1000";
+
+  /**
+   * Sets {@value #CHECKPOINT_INTERVAL} and {@value #PAGE_ROWS} on a file state created before they
+   * were set at creation (one commit of the table's properties, once), as known from the version
+   * this JVM just wrote: no request when they are set. The files written before keep their pages
+   * until a mark or a compaction rewrites them.
+   */
+  private void setOwnProperties() {
     var known = DeltaLog.forTable(spark, path).unsafeVolatileSnapshot();
-    if (known.version() < 0
-        || CHECKPOINTS_EVERY.equals(
-            known.metadata().configuration().get(CHECKPOINT_INTERVAL).getOrElse(() -> null))) {
+    if (known.version() < 0) {
       return;
     }
-    setProperty(CHECKPOINT_INTERVAL, CHECKPOINTS_EVERY);
+    Map<String, String> missing = new LinkedHashMap<>();
+    Map.of(CHECKPOINT_INTERVAL, CHECKPOINTS_EVERY, PAGE_ROWS, PAGE_ROWS_MOST)
+        .forEach(
+            (key, value) -> {
+              if (!value.equals(known.metadata().configuration().get(key).getOrElse(() -> null))) {
+                missing.put(key, value);
+              }
+            });
+    if (!missing.isEmpty()) {
+      setProperties(missing);
+    }
   }
 
-  /** Sets one of the table's properties (one commit). */
-  private void setProperty(String key, String value) {
+  /** Sets some of the table's properties (one commit). */
+  private void setProperties(Map<String, String> properties) {
     spark.sql(
         "ALTER TABLE delta.`"
             + path.replace("`", "``")
-            + "` SET TBLPROPERTIES ('"
-            + key
-            + "' = '"
-            + value
-            + "')");
+            + "` SET TBLPROPERTIES ("
+            + String.join(
+                ", ",
+                properties.entrySet().stream()
+                    .map(e -> "'" + e.getKey() + "' = '" + e.getValue() + "'")
+                    .toList())
+            + ")");
   }
 
   /**
@@ -624,6 +654,6 @@ public final class FileState {
 
   /** Records a backfill listing that ran at {@code at} and whose files were all ingested. */
   void recordBackfill(Instant at) {
-    setProperty(LAST_BACKFILL, at.toString());
+    setProperties(Map.of(LAST_BACKFILL, at.toString()));
   }
 }

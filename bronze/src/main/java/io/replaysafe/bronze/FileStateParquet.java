@@ -229,6 +229,8 @@ final class FileStateParquet {
               .withConf(hadoop)
               .withType(SCHEMA)
               .withCompressionCodec(CompressionCodecName.SNAPPY)
+              // Small pages: a lookup builds the rows of the pages that may hold its names only.
+              .withPageRowCountLimit(Integer.parseInt(FileState.PAGE_ROWS_MOST))
               .withWriteMode(ParquetFileWriter.Mode.CREATE)
               .withExtraMetaData(
                   Map.of(

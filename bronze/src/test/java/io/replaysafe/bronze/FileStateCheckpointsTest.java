@@ -52,10 +52,12 @@ class FileStateCheckpointsTest extends SparkTestBase {
         .property("delta.autoOptimize.autoCompact", "true")
         .execute();
     assertThat(interval(state)).isNull();
+    assertThat(property(state, FileState.PAGE_ROWS)).isNull();
 
     run(state, 0);
 
     assertThat(interval(state)).isEqualTo("100");
+    assertThat(property(state, FileState.PAGE_ROWS)).isEqualTo("1000");
     for (long batch = 1; batch < 6; batch++) {
       run(state, batch);
     }
@@ -76,9 +78,13 @@ class FileStateCheckpointsTest extends SparkTestBase {
   }
 
   private String interval(FileState state) {
+    return property(state, FileState.CHECKPOINT_INTERVAL);
+  }
+
+  private String property(FileState state, String key) {
     return DeltaTable.forPath(spark, state.path())
         .detail()
-        .selectExpr("properties['" + FileState.CHECKPOINT_INTERVAL + "']")
+        .selectExpr("properties['" + key + "']")
         .first()
         .getString(0);
   }
