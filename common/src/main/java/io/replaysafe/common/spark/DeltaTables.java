@@ -352,6 +352,28 @@ public final class DeltaTables {
   }
 
   /**
+   * Every data file of {@code snapshot} as its checksum lists them, with their statistics and
+   * deletion vectors, whatever the table's reader features; empty when the checksum does not list
+   * every file (Delta lists up to 50) or Delta's internal classes differ. For a caller that reads
+   * the files through Delta, which applies their deletion vectors, or writes them.
+   */
+  public static Optional<List<AddFile>> filesListedInChecksum(Snapshot snapshot) {
+    try {
+      scala.Option<VersionChecksum> checksum = snapshot.checksumOpt();
+      if (checksum.isEmpty() || checksum.get().allFiles().isEmpty()) {
+        return Optional.empty();
+      }
+      List<AddFile> listed =
+          scala.jdk.javaapi.CollectionConverters.asJava(checksum.get().allFiles().get());
+      return listed.size() == checksum.get().numFiles()
+          ? Optional.of(List.copyOf(listed))
+          : Optional.empty();
+    } catch (LinkageError otherDelta) {
+      return Optional.empty(); // as in readSmall
+    }
+  }
+
+  /**
    * Every data file of {@code snapshot} as its checksum lists them, or null when that list cannot
    * stand for the rows: only at reader version 1 (no deletion vectors or other reader feature) and
    * without partition columns, and only when the checksum lists every file.

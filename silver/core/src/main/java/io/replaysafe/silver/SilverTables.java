@@ -4,9 +4,13 @@ import io.delta.tables.DeltaTable;
 import io.replaysafe.common.ReservedNames;
 import io.replaysafe.common.spark.DeltaSchemaEvolution;
 import io.replaysafe.common.spark.DeltaTables;
+import java.util.List;
+import java.util.Optional;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.delta.Snapshot;
+import org.apache.spark.sql.delta.actions.AddFile;
 import org.apache.spark.sql.types.DataTypes;
 import org.apache.spark.sql.types.StructType;
 
@@ -46,6 +50,11 @@ public final class SilverTables {
     this.contract = contract;
   }
 
+  /** The session the tables are read and written with. */
+  SparkSession spark() {
+    return spark;
+  }
+
   public void ensureExist() {
     TableShape shape = contract.shape();
     create(contract.silver().path(), contract.targetSchema(), shape.description());
@@ -74,6 +83,46 @@ public final class SilverTables {
   /** Silver's latest version, read from its log without a search for its root (see read). */
   public Dataset<Row> silver() {
     return DeltaTables.read(spark, contract.silver().path());
+  }
+
+  /** Silver's rows within {@code bounds} (null: all); see {@link #within}. */
+  Dataset<Row> silverWithin(StoredState.KeyBounds bounds) {
+    return within(contract.silver().path(), bounds);
+  }
+
+  /** The tombstones within {@code bounds} (null: all); see {@link #within}. */
+  Dataset<Row> tombstonesWithin(StoredState.KeyBounds bounds) {
+    return within(contract.tombstonePath(), bounds);
+  }
+
+  /**
+   * The latest rows of the table at {@code path} within {@code bounds}. For listed keys ({@link
+   * StoredState.KeyBounds#exact()}) of a table whose checksum lists its files, Delta reads the
+   * files whose statistics allow a listed key, chosen here from that list: Delta's own skipping
+   * would first rebuild the table's whole state from its log and compute its size, five Spark jobs
+   * per table in a scheduled run's fresh JVM, for a table of a few files. Otherwise Delta's read
+   * with the bounds as its filter.
+   */
+  private Dataset<Row> within(String path, StoredState.KeyBounds bounds) {
+    if (bounds != null && bounds.exact()) {
+      Optional<Snapshot> snapshot = DeltaTables.snapshot(spark, path);
+      Optional<List<AddFile>> files = snapshot.flatMap(DeltaTables::filesListedInChecksum);
+      if (files.isPresent()) {
+        List<AddFile> holding =
+            SmallMerge.holdingListedKeys(files.get(), bounds, snapshot.get().metadata().schema());
+        return snapshot
+            .get()
+            .deltaLog()
+            .createDataFrame(
+                snapshot.get(),
+                scala.jdk.javaapi.CollectionConverters.asScala(holding).toSeq(),
+                false,
+                scala.Option.empty())
+            .where(bounds.on(null));
+      }
+    }
+    Dataset<Row> table = DeltaTables.read(spark, path);
+    return bounds == null ? table : table.where(bounds.on(null));
   }
 
   /** The tombstones' latest version, as {@link #silver}. */

@@ -98,6 +98,33 @@ public final class SilverWriter {
             contract.silver().ignoreNullUpdates(),
             List.of(plan.columns()).contains(NullUpdates.AFTER_DELETE));
 
+    if (!contract.silver().ignoreNullUpdates()) {
+      // Without null updates every value comes from the planned row: a small batch is merged by
+      // replaysafe's own commit (SmallMerge), the same rows and commit as the MERGE below.
+      Map<MergeAction, SmallMerge.Matched> matched = new java.util.EnumMap<>(MergeAction.class);
+      if (deletes > 0) {
+        matched.put(DELETE, SmallMerge.Matched.DELETE);
+      }
+      if (updates > 0) {
+        matched.put(UPDATE, SmallMerge.Matched.UPDATE);
+      }
+      java.util.Optional<SmallMerge.Result> small =
+          SmallMerge.tryMerge(
+              tables.spark(),
+              contract.silver().path(),
+              toSilver,
+              deletes + updates + inserts,
+              new SmallMerge.Clauses(
+                  matched,
+                  inserts > 0 ? java.util.Set.of(INSERT, REVIVE) : java.util.Set.of(),
+                  guard),
+              insertValues,
+              contract.keyCondition("t", "s"),
+              keyBounds);
+      if (small.isPresent()) {
+        return new Applied(small.get().inserted(), small.get().updated(), small.get().deleted());
+      }
+    }
     DeltaMergeBuilder merge =
         tables
             .silverTable()
@@ -180,6 +207,29 @@ public final class SilverWriter {
     values.put(ReservedNames.DELETED_AT, "current_timestamp()");
     values.put(SilverContract.HASH_VERSION, String.valueOf(contract.contractVersion()));
     String isDelete = MergeAction.sqlIn("s." + ACTION, DELETE, TOMBSTONE_ONLY);
+    Map<MergeAction, SmallMerge.Matched> matched = new java.util.EnumMap<>(MergeAction.class);
+    if (deletes > 0) {
+      matched.put(DELETE, SmallMerge.Matched.UPDATE);
+      matched.put(TOMBSTONE_ONLY, SmallMerge.Matched.UPDATE);
+    }
+    if (revives > 0) {
+      matched.put(REVIVE, SmallMerge.Matched.DELETE);
+    }
+    if (SmallMerge.tryMerge(
+            tables.spark(),
+            contract.tombstonePath(),
+            changes,
+            revives + deletes,
+            new SmallMerge.Clauses(
+                matched,
+                deletes > 0 ? java.util.Set.of(DELETE, TOMBSTONE_ONLY) : java.util.Set.of(),
+                guard),
+            values,
+            contract.keyCondition("t", "s"),
+            keyBounds)
+        .isPresent()) {
+      return;
+    }
     DeltaMergeBuilder merge =
         tables
             .tombstoneTable()

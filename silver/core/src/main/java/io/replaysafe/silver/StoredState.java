@@ -48,12 +48,12 @@ public final class StoredState {
   public static Dataset<Row> targetState(
       Dataset<Row> incoming, SilverTables tables, SilverContract contract, KeyBounds bounds) {
     List<String> keys = contract.keys();
-    Dataset<Row> live = stored(within(tables.silver(), bounds), contract, "LIVE");
+    Dataset<Row> live = stored(tables.silverWithin(bounds), contract, "LIVE");
     if (!tables.mayHoldTombstones()) {
       // Silver holds at most one row per key: with no tombstone there is nothing to choose from.
       return ofBatchKeys(live, incoming, keys, bounds);
     }
-    Dataset<Row> dead = stored(within(tables.tombstones(), bounds), contract, "TOMBSTONE");
+    Dataset<Row> dead = stored(tables.tombstonesWithin(bounds), contract, "TOMBSTONE");
     var newestFirst =
         Window.partitionBy(SqlNames.columns(keys))
             .orderBy(col(T_SEQ).desc(), when(col(T_KIND).equalTo("LIVE"), 0).otherwise(1));
@@ -73,10 +73,6 @@ public final class StoredState {
         broadcast(incoming.select(SqlNames.columns(keys)).distinct()),
         SqlNames.seq(keys),
         "left_semi");
-  }
-
-  private static Dataset<Row> within(Dataset<Row> table, KeyBounds bounds) {
-    return bounds == null ? table : table.where(bounds.on(null));
   }
 
   /**
