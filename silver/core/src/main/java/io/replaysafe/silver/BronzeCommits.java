@@ -59,14 +59,18 @@ final class BronzeCommits {
 
   /**
    * The rows these commits added to bronze, from each added file's statistics ({@code numRecords});
-   * empty when a file has none. One GET per commit.
+   * empty when a file has none. A file added without a data change (an OPTIMIZE's rewrite, from
+   * {@code maintain} or {@code maintenance:}) adds no row silver reads, so it is not counted: the
+   * run after a compaction of bronze is as small as its new events. One GET per commit.
    */
   Optional<Long> rowsAdded() {
     long rows = 0;
     for (FileStatus commit : commits.values()) {
       for (String line : lines(commit)) {
         Optional<JsonNode> action = Json.tryRead(line);
-        if (action.isEmpty() || !action.get().has("add")) {
+        if (action.isEmpty()
+            || !action.get().has("add")
+            || !action.get().get("add").path("dataChange").asBoolean(true)) {
           continue;
         }
         Optional<JsonNode> stats = Json.tryRead(action.get().get("add").path("stats").asText(null));

@@ -149,8 +149,19 @@ final class SmallMerge {
     if (files.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(
-        merge(spark, snapshot, files.get(), plan, clauses, values, keyCondition, bounds));
+    try {
+      return Optional.of(
+          merge(spark, snapshot, files.get(), plan, clauses, values, keyCondition, bounds));
+    } catch (LinkageError otherDelta) {
+      // A Delta build without one of the internals used here (a vendor's runtime): nothing was
+      // committed (the commit is the last call), so Delta's MERGE does the batch; what this wrote
+      // before is unreferenced, as a failed MERGE's files are, and VACUUM removes it.
+      LOG.warn(
+          "Delta's internals differ from open-source Delta 4.4 ({}); {} is merged by Delta's MERGE",
+          otherDelta.toString(),
+          path);
+      return Optional.empty();
+    }
   }
 
   /**
