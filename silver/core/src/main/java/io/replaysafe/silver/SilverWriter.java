@@ -109,8 +109,7 @@ public final class SilverWriter {
         matched.put(UPDATE, SmallMerge.Matched.UPDATE);
       }
       java.util.Optional<SmallMerge.Result> small =
-          SmallMerge.tryMerge(
-              tables.spark(),
+          smallMerge(
               contract.silver().path(),
               toSilver,
               deletes + updates + inserts,
@@ -119,7 +118,6 @@ public final class SilverWriter {
                   inserts > 0 ? java.util.Set.of(INSERT, REVIVE) : java.util.Set.of(),
                   guard),
               insertValues,
-              contract.keyCondition("t", "s"),
               keyBounds);
       if (small.isPresent()) {
         return new Applied(small.get().inserted(), small.get().updated(), small.get().deleted());
@@ -215,8 +213,7 @@ public final class SilverWriter {
     if (revives > 0) {
       matched.put(REVIVE, SmallMerge.Matched.DELETE);
     }
-    if (SmallMerge.tryMerge(
-            tables.spark(),
+    if (smallMerge(
             contract.tombstonePath(),
             changes,
             revives + deletes,
@@ -225,7 +222,6 @@ public final class SilverWriter {
                 deletes > 0 ? java.util.Set.of(DELETE, TOMBSTONE_ONLY) : java.util.Set.of(),
                 guard),
             values,
-            contract.keyCondition("t", "s"),
             keyBounds)
         .isPresent()) {
       return;
@@ -247,6 +243,25 @@ public final class SilverWriter {
       merge = merge.whenNotMatched(isDelete).insertExpr(values);
     }
     merge.execute();
+  }
+
+  /** A small batch's merge into the table at {@code path} by {@link SmallMerge}, when it can. */
+  private java.util.Optional<SmallMerge.Result> smallMerge(
+      String path,
+      Dataset<Row> rows,
+      long count,
+      SmallMerge.Clauses clauses,
+      Map<String, String> values,
+      StoredState.KeyBounds keyBounds) {
+    return SmallMerge.tryMerge(
+        tables.spark(),
+        path,
+        rows,
+        count,
+        clauses,
+        values,
+        contract.keyCondition("t", "s"),
+        keyBounds);
   }
 
   /**
