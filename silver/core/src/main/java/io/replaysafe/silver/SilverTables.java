@@ -96,20 +96,20 @@ public final class SilverTables {
   }
 
   /**
-   * The latest rows of the table at {@code path} within {@code bounds}. For listed keys ({@link
-   * StoredState.KeyBounds#exact()}) of a table whose checksum lists its files, Delta reads the
-   * files whose statistics allow a listed key, chosen here from that list: Delta's own skipping
-   * would first rebuild the table's whole state from its log and compute its size, five Spark jobs
-   * per table in a scheduled run's fresh JVM, for a table of a few files. Otherwise Delta's read
-   * with the bounds as its filter.
+   * The latest rows of the table at {@code path} within {@code bounds}. For a table whose checksum
+   * lists its files, Delta reads the files whose statistics allow one of the batch's keys (listed
+   * ones, or else within the bounds' range), chosen here from that list: Delta's own skipping would
+   * first rebuild the table's whole state from its log and compute its size, five Spark jobs per
+   * table in a scheduled run's fresh JVM, for a table of a few files. Otherwise Delta's read with
+   * the bounds as its filter.
    */
   private Dataset<Row> within(String path, StoredState.KeyBounds bounds) {
-    if (bounds != null && bounds.exact()) {
+    if (bounds != null) {
       Optional<Snapshot> snapshot = DeltaTables.snapshot(spark, path);
       Optional<List<AddFile>> files = snapshot.flatMap(DeltaTables::filesListedInChecksum);
       if (files.isPresent()) {
         List<AddFile> holding =
-            SmallMerge.holdingListedKeys(files.get(), bounds, snapshot.get().metadata().schema());
+            SmallMerge.holdingKeys(files.get(), bounds, snapshot.get().metadata().schema());
         return snapshot
             .get()
             .deltaLog()

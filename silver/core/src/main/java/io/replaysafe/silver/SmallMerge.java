@@ -45,7 +45,7 @@ import scala.Option;
 import scala.jdk.javaapi.CollectionConverters;
 
 /**
- * The MERGE of a small planned batch (a few keys, listed) into a Delta table with deletion vectors,
+ * The MERGE of a small planned batch (up to 1,000 rows) into a Delta table with deletion vectors,
  * committed by replaysafe in one Delta transaction: the rows Delta's MERGE would leave, and a
  * commit like its own (operation {@code MERGE}, its clauses and row counts), without its fixed
  * cost.
@@ -56,7 +56,7 @@ import scala.jdk.javaapi.CollectionConverters;
  * their own), and it first rebuilds the table's whole state from its log to choose those files.
  * Here the table's files come from the version's checksum, which lists them with their statistics;
  * the keys' stored rows are read with their file and row position in one query over the files whose
- * key range holds a listed key; the new rows are written with Delta's own writer ({@code
+ * key range can hold one of them; the new rows are written with Delta's own writer ({@code
  * writeFiles}, which checks the table's constraints and collects statistics); the replaced rows are
  * marked deleted in the files' deletion vectors, merged with the ones they have, on the driver.
  *
@@ -67,9 +67,9 @@ import scala.jdk.javaapi.CollectionConverters;
  *
  * <p>Only where that is all a MERGE would do: no change data feed, column mapping, row tracking,
  * partition columns, generated or identity columns, constraints beyond Delta's invariants, or
- * random file prefixes; the checksum lists every file; the keys are listed ({@link
- * StoredState.KeyBounds#exact()}); at most {@link #maxRows()} planned rows. Elsewhere the caller
- * runs Delta's MERGE.
+ * random file prefixes; the checksum lists every file; the batch's keys have bounds ({@link
+ * StoredState.KeyBounds}); at most {@link #maxRows()} planned rows. Elsewhere the caller runs
+ * Delta's MERGE.
  */
 final class SmallMerge {
   private static final Logger LOG = LoggerFactory.getLogger(SmallMerge.class);
@@ -131,7 +131,7 @@ final class SmallMerge {
       Map<String, String> values,
       String keyCondition,
       StoredState.KeyBounds bounds) {
-    if (planRows > maxRows() || bounds == null || !bounds.exact()) {
+    if (planRows > maxRows() || bounds == null) {
       return Optional.empty();
     }
     Optional<Snapshot> found = DeltaTables.snapshot(spark, path);
@@ -227,7 +227,7 @@ final class SmallMerge {
     int action = planSchema.fieldIndex(SilverContract.ACTION);
 
     // The stored rows of the listed keys, with their file and row position.
-    List<AddFile> candidates = holdingListedKeys(files, bounds, snapshot.metadata().schema());
+    List<AddFile> candidates = holdingKeys(files, bounds, snapshot.metadata().schema());
     Map<String, AddFile> byPath = new HashMap<>();
     for (AddFile f : candidates) {
       byPath.put(f.absolutePath(log).toString(), f);
@@ -377,41 +377,55 @@ final class SmallMerge {
   }
 
   /**
-   * The files whose statistics allow a row of a listed key: for a key of an integral type by each
-   * file's minimum and maximum, as Delta's own skipping would; otherwise every file.
+   * The files whose statistics allow a row of the batch's keys: by each file's minimum and maximum
+   * of each key column of an integral type, against the listed keys or else the bounds' range, as
+   * Delta's own skipping would; a file without those statistics is kept. Files of no row are left
+   * out.
    */
-  static List<AddFile> holdingListedKeys(
+  static List<AddFile> holdingKeys(
       List<AddFile> files, StoredState.KeyBounds bounds, StructType schema) {
-    String key = bounds.keys().get(0);
-    if (!(schema.apply(key).dataType() instanceof IntegralType)) {
-      return files;
-    }
-    List<Long> listed = new ArrayList<>();
-    for (Object v : bounds.values()) {
-      if (v != null) {
-        listed.add(((Number) v).longValue());
-      }
-    }
     List<AddFile> holding = new ArrayList<>();
     for (AddFile f : files) {
       Optional<JsonNode> stats = Json.tryRead(f.stats());
-      JsonNode min = stats.map(s -> s.path("minValues").get(key)).orElse(null);
-      JsonNode max = stats.map(s -> s.path("maxValues").get(key)).orElse(null);
       if (stats.isPresent() && stats.get().path("numRecords").asLong(-1) == 0) {
         continue;
       }
-      if (min == null || max == null || !min.canConvertToLong() || !max.canConvertToLong()) {
+      if (stats.isEmpty() || mayHold(stats.get(), bounds, schema)) {
         holding.add(f);
-        continue;
-      }
-      for (long v : listed) {
-        if (v >= min.asLong() && v <= max.asLong()) {
-          holding.add(f);
-          break;
-        }
       }
     }
     return holding;
+  }
+
+  private static boolean mayHold(JsonNode stats, StoredState.KeyBounds bounds, StructType schema) {
+    for (int i = 0; i < bounds.keys().size(); i++) {
+      String key = bounds.keys().get(i);
+      JsonNode min = stats.path("minValues").get(key);
+      JsonNode max = stats.path("maxValues").get(key);
+      if (!(schema.apply(key).dataType() instanceof IntegralType)
+          || min == null
+          || max == null
+          || !min.canConvertToLong()
+          || !max.canConvertToLong()) {
+        continue; // this column cannot tell
+      }
+      long lo = min.asLong();
+      long hi = max.asLong();
+      if (bounds.exact()) {
+        boolean any = false;
+        for (Object v : bounds.values()) {
+          long value = ((Number) v).longValue();
+          any |= value >= lo && value <= hi;
+        }
+        if (!any) {
+          return false;
+        }
+      } else if (((Number) bounds.max().get(i)).longValue() < lo
+          || ((Number) bounds.min().get(i)).longValue() > hi) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /** The actions that mark rows deleted, and what they did. */

@@ -78,12 +78,13 @@ class SmallMergeTest extends SparkTestBase {
     deliverAndRun(own, delta, first.toArray(String[]::new));
     ownRunsMergeJobs = 0;
     deltaRunsMergeJobs = 0;
-    long smallFilesRemoved = 0;
-    long deletionVectorsUpdated = 0;
     for (int round = 0; round < 12; round++) {
       List<String> lines = new ArrayList<>();
       Set<Long> keys = new LinkedHashSet<>();
-      while (keys.size() < 1 + random.nextInt(8)) {
+      // Mostly a few keys, listed in the batch's predicate; one round in four 12-25 keys, which
+      // only the range of the batch's keys bounds.
+      int wanted = random.nextInt(4) == 0 ? 12 + random.nextInt(14) : 1 + random.nextInt(8);
+      while (keys.size() < wanted) {
         // Hot keys 1-6, whose small files get every row replaced; any key up to 3,005 (the
         // last five never held at first).
         keys.add(random.nextBoolean() ? 1 + random.nextInt(6) : 1 + (long) random.nextInt(3_005));
@@ -105,25 +106,22 @@ class SmallMergeTest extends SparkTestBase {
         }
         version.put(k, v + 1);
       }
-      SilverResult[] results = deliverAndRun(own, delta, lines.toArray(String[]::new));
-      assertThat(counts(results[0])).as("round %d: %s", round, lines).isEqualTo(counts(results[1]));
-      assertThat(content(own.silver(), SilverContract.APPLIED_AT))
-          .as("silver after round %d: %s", round, lines)
-          .isEqualTo(content(delta.silver(), SilverContract.APPLIED_AT));
-      assertThat(content(own.tombstones(), ReservedNames.DELETED_AT))
-          .as("tombstones after round %d: %s", round, lines)
-          .isEqualTo(content(delta.tombstones(), ReservedNames.DELETED_AT));
-      Row m = metrics(own);
-      smallFilesRemoved += Long.parseLong(metric(m, "numTargetFilesRemoved"));
-      deletionVectorsUpdated += Long.parseLong(metric(m, "numTargetDeletionVectorsUpdated"));
+      compareAfter(own, delta, round, lines);
+    }
+    // Key 1 alone twice: the first run's new file holds its one row, which the second replaces, so
+    // that file goes whole.
+    for (int last = 0; last < 2; last++) {
+      long v = version.get(1L) + 1;
+      version.put(1L, v);
+      compareAfter(own, delta, 100 + last, List.of(order(1, v, "last" + last)));
     }
     // Every small batch was merged here without Delta's MERGE; the oracle ran Delta's.
     assertThat(ownRunsMergeJobs).isZero();
     assertThat(deltaRunsMergeJobs).isPositive();
     // Both ways of marking rows deleted ran: a file whose every row was replaced removed, a
     // deletion vector that had rows already extended.
-    assertThat(smallFilesRemoved).isPositive();
-    assertThat(deletionVectorsUpdated).isPositive();
+    assertThat(mergeMetricTotal(own, "numTargetFilesRemoved")).isPositive();
+    assertThat(mergeMetricTotal(own, "numTargetDeletionVectorsUpdated")).isPositive();
   }
 
   @Test
@@ -204,6 +202,31 @@ class SmallMergeTest extends SparkTestBase {
                     .where("_change_type = 'update_postimage'")
                     .select("order_id", "source_version")))
         .containsExactly("1|2");
+  }
+
+  /** Delivers {@code lines} to both pipelines, runs them, and compares what they did and hold. */
+  private void compareAfter(SilverHarness own, SilverHarness delta, int round, List<String> lines) {
+    SilverResult[] results = deliverAndRun(own, delta, lines.toArray(String[]::new));
+    assertThat(counts(results[0])).as("round %d: %s", round, lines).isEqualTo(counts(results[1]));
+    assertThat(content(own.silver(), SilverContract.APPLIED_AT))
+        .as("silver after round %d: %s", round, lines)
+        .isEqualTo(content(delta.silver(), SilverContract.APPLIED_AT));
+    assertThat(content(own.tombstones(), ReservedNames.DELETED_AT))
+        .as("tombstones after round %d: %s", round, lines)
+        .isEqualTo(content(delta.tombstones(), ReservedNames.DELETED_AT));
+  }
+
+  /** The sum of a metric over every MERGE commit of the pipeline's silver table. */
+  private long mergeMetricTotal(SilverHarness h, String name) {
+    long total = 0;
+    for (Row r :
+        spark
+            .sql("DESCRIBE HISTORY delta.`" + h.config.requireSilver().path() + "`")
+            .where("operation = 'MERGE'")
+            .collectAsList()) {
+      total += Long.parseLong(metric(r, name));
+    }
+    return total;
   }
 
   /** Lands the lines for both pipelines and runs each; Delta's MERGE for {@code delta}'s. */
