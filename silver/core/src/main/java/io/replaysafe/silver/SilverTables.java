@@ -106,16 +106,17 @@ public final class SilverTables {
   private Dataset<Row> within(String path, StoredState.KeyBounds bounds) {
     if (bounds != null) {
       Optional<Snapshot> snapshot = DeltaTables.snapshot(spark, path);
-      Optional<List<AddFile>> files = snapshot.flatMap(DeltaTables::filesListedInChecksum);
-      if (files.isPresent()) {
-        List<AddFile> holding =
-            SmallMerge.holdingKeys(files.get(), bounds, snapshot.get().metadata().schema());
+      Optional<List<AddFile>> holding =
+          snapshot
+              .flatMap(DeltaTables::filesListedInChecksum)
+              .flatMap(f -> SmallMerge.holdingKeys(f, bounds, snapshot.get().metadata().schema()));
+      if (holding.isPresent()) {
         return snapshot
             .get()
             .deltaLog()
             .createDataFrame(
                 snapshot.get(),
-                scala.jdk.javaapi.CollectionConverters.asScala(holding).toSeq(),
+                scala.jdk.javaapi.CollectionConverters.asScala(holding.get()).toSeq(),
                 false,
                 scala.Option.empty())
             .where(bounds.on(null));

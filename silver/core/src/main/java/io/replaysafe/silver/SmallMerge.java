@@ -146,12 +146,14 @@ final class SmallMerge {
       // Delta's internal classes differ (a vendor's runtime): its own MERGE.
       return Optional.empty();
     }
-    if (files.isEmpty()) {
+    Optional<List<AddFile>> candidates =
+        files.flatMap(f -> holdingKeys(f, bounds, snapshot.metadata().schema()));
+    if (candidates.isEmpty()) {
       return Optional.empty();
     }
     try {
       return Optional.of(
-          merge(spark, snapshot, files.get(), plan, clauses, values, keyCondition, bounds));
+          merge(spark, snapshot, candidates.get(), plan, clauses, values, keyCondition, bounds));
     } catch (LinkageError otherDelta) {
       // A Delta build without one of the internals used here (a vendor's runtime): nothing was
       // committed (the commit is the last call), so Delta's MERGE does the batch; what this wrote
@@ -204,7 +206,7 @@ final class SmallMerge {
   private static Result merge(
       SparkSession spark,
       Snapshot snapshot,
-      List<AddFile> files,
+      List<AddFile> candidates,
       Dataset<Row> plan,
       Clauses clauses,
       Map<String, String> values,
@@ -227,7 +229,6 @@ final class SmallMerge {
     int action = planSchema.fieldIndex(SilverContract.ACTION);
 
     // The stored rows of the listed keys, with their file and row position.
-    List<AddFile> candidates = holdingKeys(files, bounds, snapshot.metadata().schema());
     Map<String, AddFile> byPath = new HashMap<>();
     for (AddFile f : candidates) {
       byPath.put(f.absolutePath(log).toString(), f);
@@ -377,13 +378,26 @@ final class SmallMerge {
   }
 
   /**
+   * Up to this many files are all read when the key's statistics cannot choose among them (a key
+   * column that is not integral): a compacted table and its few small files. A table of more files
+   * is left to Delta's skipping, which compares strings, dates and times as Delta writes them.
+   */
+  static final int MOST_FILES_UNCHOSEN = 5;
+
+  /**
    * The files whose statistics allow a row of the batch's keys: by each file's minimum and maximum
    * of each key column of an integral type, against the listed keys or else the bounds' range, as
    * Delta's own skipping would; a file without those statistics is kept. Files of no row are left
-   * out.
+   * out. Empty when a key column is not integral and there are more than {@link
+   * #MOST_FILES_UNCHOSEN} files: the caller then lets Delta choose.
    */
-  static List<AddFile> holdingKeys(
+  static Optional<List<AddFile>> holdingKeys(
       List<AddFile> files, StoredState.KeyBounds bounds, StructType schema) {
+    boolean integral =
+        bounds.keys().stream().allMatch(k -> schema.apply(k).dataType() instanceof IntegralType);
+    if (!integral && files.size() > MOST_FILES_UNCHOSEN) {
+      return Optional.empty();
+    }
     List<AddFile> holding = new ArrayList<>();
     for (AddFile f : files) {
       Optional<JsonNode> stats = Json.tryRead(f.stats());
@@ -394,7 +408,7 @@ final class SmallMerge {
         holding.add(f);
       }
     }
-    return holding;
+    return Optional.of(holding);
   }
 
   private static boolean mayHold(JsonNode stats, StoredState.KeyBounds bounds, StructType schema) {

@@ -204,6 +204,63 @@ class SmallMergeTest extends SparkTestBase {
         .containsExactly("1|2");
   }
 
+  @Test
+  void filesAreChosenByTheStatisticsOfAnIntegralKeyAndLeftToDeltaOtherwise() {
+    List<org.apache.spark.sql.delta.actions.AddFile> files =
+        List.of(file("a", "1", "10"), file("b", "11", "20"), file("c", "21", "30"));
+    org.apache.spark.sql.types.StructType longKey =
+        new org.apache.spark.sql.types.StructType().add("k", "bigint");
+    // Listed keys 5 and 25: the files that hold 1-10 and 21-30.
+    assertThat(
+            SmallMerge.holdingKeys(
+                    files,
+                    new StoredState.KeyBounds(
+                        List.of("k"), List.of(5L), List.of(25L), List.of(5L, 25L)),
+                    longKey)
+                .orElseThrow())
+        .extracting(org.apache.spark.sql.delta.actions.AddFile::path)
+        .containsExactly("a", "c");
+    // The range 12-22 of keys not listed: the files of 11-20 and 21-30.
+    assertThat(
+            SmallMerge.holdingKeys(
+                    files,
+                    new StoredState.KeyBounds(List.of("k"), List.of(12L), List.of(22L)),
+                    longKey)
+                .orElseThrow())
+        .extracting(org.apache.spark.sql.delta.actions.AddFile::path)
+        .containsExactly("b", "c");
+    // A string key: every file while they are few, Delta's own choice beyond that.
+    org.apache.spark.sql.types.StructType stringKey =
+        new org.apache.spark.sql.types.StructType().add("k", "string");
+    StoredState.KeyBounds strings =
+        new StoredState.KeyBounds(List.of("k"), List.of("x"), List.of("y"), List.of("x", "y"));
+    assertThat(SmallMerge.holdingKeys(files, strings, stringKey).orElseThrow()).hasSize(3);
+    List<org.apache.spark.sql.delta.actions.AddFile> many = new ArrayList<>();
+    for (int i = 0; i <= SmallMerge.MOST_FILES_UNCHOSEN; i++) {
+      many.add(file("f" + i, "1", "10"));
+    }
+    assertThat(SmallMerge.holdingKeys(many, strings, stringKey)).isEmpty();
+  }
+
+  /** A data file whose statistics give key {@code k} the range min-max. */
+  private static org.apache.spark.sql.delta.actions.AddFile file(
+      String path, String min, String max) {
+    return new org.apache.spark.sql.delta.actions.AddFile(
+        path,
+        scala.collection.immutable.Map$.MODULE$.<String, String>empty(),
+        100L,
+        0L,
+        true,
+        "{\"numRecords\":10,\"minValues\":{\"k\":" + min + "},\"maxValues\":{\"k\":" + max + "}}",
+        null,
+        null,
+        scala.Option.empty(),
+        scala.Option.empty(),
+        scala.Option.empty(),
+        scala.Option.empty(),
+        scala.Option.empty());
+  }
+
   /** Delivers {@code lines} to both pipelines, runs them, and compares what they did and hold. */
   private void compareAfter(SilverHarness own, SilverHarness delta, int round, List<String> lines) {
     SilverResult[] results = deliverAndRun(own, delta, lines.toArray(String[]::new));
