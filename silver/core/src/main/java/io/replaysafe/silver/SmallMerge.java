@@ -228,7 +228,7 @@ final class SmallMerge {
     Dataset<Row> source = spark.createDataFrame(numbered, planSchema);
     int action = planSchema.fieldIndex(SilverContract.ACTION);
 
-    // The stored rows of the listed keys, with their file and row position.
+    // The stored rows of the batch's keys, with their file and row position.
     Map<String, AddFile> byPath = new HashMap<>();
     for (AddFile f : candidates) {
       byPath.put(f.absolutePath(log).toString(), f);
