@@ -301,9 +301,16 @@ public final class DeltaTables {
     if (files.isEmpty()) {
       return spark.createDataFrame(List.of(), snapshot.metadata().schema());
     }
-    // Delta's own DataFrame over exactly these files, with their sizes from the checksum: no
-    // listing and no existence probes of the files, which a plain Parquet read of their paths
-    // makes (on S3 seven requests for a one-file table, two this way).
+    return readFiles(snapshot, files);
+  }
+
+  /**
+   * Delta's own DataFrame over exactly {@code files} of {@code snapshot}, with their sizes from the
+   * checksum: no listing and no existence probes of the files, which a plain Parquet read of their
+   * paths makes (on S3 seven requests for a one-file table, two this way). Delta applies the files'
+   * deletion vectors.
+   */
+  public static Dataset<Row> readFiles(Snapshot snapshot, List<AddFile> files) {
     return snapshot
         .deltaLog()
         .createDataFrame(
@@ -383,13 +390,7 @@ public final class DeltaTables {
         || !snapshot.metadata().partitionColumns().isEmpty()) {
       return null;
     }
-    scala.Option<VersionChecksum> checksum = snapshot.checksumOpt();
-    if (checksum.isEmpty() || checksum.get().allFiles().isEmpty()) {
-      return null;
-    }
-    List<AddFile> listed =
-        scala.jdk.javaapi.CollectionConverters.asJava(checksum.get().allFiles().get());
-    return listed.size() == checksum.get().numFiles() ? listed : null;
+    return filesListedInChecksum(snapshot).orElse(null);
   }
 
   /**

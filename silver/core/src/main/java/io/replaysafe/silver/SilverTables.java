@@ -111,15 +111,7 @@ public final class SilverTables {
               .flatMap(DeltaTables::filesListedInChecksum)
               .flatMap(f -> SmallMerge.holdingKeys(f, bounds, snapshot.get().metadata().schema()));
       if (holding.isPresent()) {
-        return snapshot
-            .get()
-            .deltaLog()
-            .createDataFrame(
-                snapshot.get(),
-                scala.jdk.javaapi.CollectionConverters.asScala(holding.get()).toSeq(),
-                false,
-                scala.Option.empty())
-            .where(bounds.on(null));
+        return DeltaTables.readFiles(snapshot.get(), holding.get()).where(bounds.on(null));
       }
     }
     Dataset<Row> table = DeltaTables.read(spark, path);

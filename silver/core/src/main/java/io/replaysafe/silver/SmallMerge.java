@@ -240,8 +240,7 @@ final class SmallMerge {
     long updated = 0;
     if (!candidates.isEmpty()) {
       Dataset<Row> stored =
-          log.createDataFrame(
-                  snapshot, CollectionConverters.asScala(candidates).toSeq(), false, Option.empty())
+          DeltaTables.readFiles(snapshot, candidates)
               .where(bounds.on(null))
               .withColumn(FILE, col("_metadata.file_path"))
               .withColumn(ROW_INDEX, col("_metadata.row_index"));
